@@ -1,0 +1,97 @@
+"""Descriptive statistics over sequences of floats: the one leaf module.
+
+Owns mean, standard deviation, median, median absolute deviation,
+percentiles, geometric mean and the per-process (per-run) means that every
+confidence interval of perf is built on (a worker process is the unit of
+replication: its values share the process's layout, hash seed and caches, so
+they are not independent; see ``doc/architecture.rst``).
+
+Must not import anything from perf, and must not use the :mod:`statistics`
+module: it computes with exact fractions, which is slow on large result
+files, and importing it costs start-up time.  ``math.fsum`` gives correctly
+rounded sums, which is all the precision these figures need.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Sequence
+
+Number = float  # an int is accepted wherever a float is
+
+
+def _require(values: Sequence[Number], minimum: int, what: str) -> None:
+    if len(values) < minimum:
+        if minimum == 1:
+            raise ValueError(f"{what} requires at least one value")
+        raise ValueError(f"{what} requires at least {minimum} values, got {len(values)}")
+
+
+def mean(values: Sequence[Number]) -> float:
+    """Arithmetic mean, with a correctly rounded sum."""
+    _require(values, 1, "mean")
+    return math.fsum(values) / len(values)
+
+
+def variance(values: Sequence[Number]) -> float:
+    """Sample variance (divisor n - 1), two-pass for numerical stability."""
+    _require(values, 2, "variance")
+    centre = mean(values)
+    squares = math.fsum((value - centre) ** 2 for value in values)
+    return squares / (len(values) - 1)
+
+
+def stdev(values: Sequence[Number]) -> float:
+    """Sample standard deviation (divisor n - 1)."""
+    return math.sqrt(variance(values))
+
+
+def median(values: Sequence[Number]) -> float:
+    """Median: the middle value, or the mean of the two middle values."""
+    _require(values, 1, "median")
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return float(ordered[middle])
+    return (ordered[middle - 1] + ordered[middle]) / 2.0
+
+
+def median_abs_dev(values: Sequence[Number]) -> float:
+    """Median absolute deviation from the median (not scaled to sigma)."""
+    centre = median(values)
+    return median([abs(value - centre) for value in values])
+
+
+def percentile(values: Sequence[Number], fraction: float) -> float:
+    """Percentile with linear interpolation between closest ranks.
+
+    *fraction* is in [0.0, 1.0] (0.5 is the median).  This is the "R7"
+    definition used by numpy's default and by pyperf.
+    """
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"percentile fraction must be in [0.0, 1.0], got {fraction!r}")
+    _require(values, 1, "percentile")
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * fraction
+    lower = math.floor(rank)
+    upper = math.ceil(rank)
+    if lower == upper:
+        return float(ordered[lower])
+    return ordered[lower] * (upper - rank) + ordered[upper] * (rank - lower)
+
+
+def geometric_mean(values: Sequence[Number]) -> float:
+    """Geometric mean of positive values: exp(mean(log(x)))."""
+    _require(values, 1, "geometric mean")
+    if any(value <= 0 for value in values):
+        raise ValueError("geometric mean requires values > 0")
+    return math.exp(math.fsum(math.log(value) for value in values) / len(values))
+
+
+def process_means(runs_values: Iterable[Sequence[Number]]) -> list[float]:
+    """Mean of each process's values, skipping processes without values.
+
+    A process (a run) is the unit of replication: confidence intervals and
+    comparisons are computed on these means, never on the pooled values.
+    """
+    return [mean(values) for values in runs_values if values]

@@ -1,0 +1,81 @@
+"""``python -m perf COMMAND``: parse, run one command, map errors to exit codes.
+
+This is the only place that turns exceptions into messages and exit codes:
+a :class:`~perf.errors.PerfError` becomes one ``ERROR: ...`` line on stderr
+and exit status 1; Ctrl-C exits with 1; a closed stdout (``| head``) is
+silent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from types import ModuleType
+from typing import NoReturn, Sequence
+
+from perf.errors import PerfError, UsageError
+
+#: command name -> module (imported lazily: each brings only what it needs)
+COMMANDS = {
+    "show": "perf.cli.show",
+}
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """An argparse parser whose errors are exceptions, not exits."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _load(name: str) -> ModuleType:
+    import importlib
+
+    return importlib.import_module(COMMANDS[name])
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(prog="python -m perf", description="Run benchmarks you can trust and analyse results.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
+    for name in COMMANDS:
+        module = _load(name)
+        command_parser = subparsers.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(command_parser)
+    return parser
+
+
+def _run(argv: Sequence[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(list(argv))
+    if not args.command:
+        parser.print_usage(sys.stderr)
+        raise UsageError("missing command: choose one of " + ", ".join(COMMANDS))
+    result: int = _load(args.command).run(args)
+    return result
+
+
+def _silence_stdout() -> None:
+    # stdout is closed (``perf show | head``): point it at /dev/null so the
+    # interpreter's final flush does not complain either.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one perf command; return its exit status."""
+    try:
+        return _run(sys.argv[1:] if argv is None else argv)
+    except PerfError as exc:
+        sys.stdout.flush()
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("Interrupted: exit", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
+    except SystemExit as exc:  # --help and --version
+        return exc.code if isinstance(exc.code, int) else 0

@@ -1,0 +1,68 @@
+"""The exception hierarchy of perf: every error perf raises on purpose.
+
+Library code raises these; only ``perf/cli/`` turns them into a one-line
+``ERROR: ...`` message and an exit code.  Each class also derives from the
+built-in exception pyperf raised in the same situation (``ValueError``,
+``OSError``, ``RuntimeError``), so code written against pyperf that catches
+those keeps working.
+
+Must not: print, exit, or import anything from perf.
+"""
+
+from __future__ import annotations
+
+
+class PerfError(Exception):
+    """Base class of every error raised on purpose by perf."""
+
+
+class UsageError(PerfError, ValueError):
+    """An option or argument value is invalid (checked before any work)."""
+
+
+class ResultError(PerfError, ValueError):
+    """Result data is invalid: a bad value, warmup, metadata or structure."""
+
+
+class IncompatibleRunError(ResultError):
+    """Runs or benchmarks cannot be merged (different unit, name, host...)."""
+
+
+class FileFormatError(ResultError):
+    """A result file (or string, or stream) is malformed.
+
+    :attr:`filename` names the file (``'<stdin>'``, ``'<string>'``) and
+    :attr:`reason` says what is wrong; ``str()`` gives both on one line.
+    """
+
+    def __init__(self, filename: str | None, reason: str) -> None:
+        self.filename = filename
+        self.reason = reason
+        super().__init__(f"{filename}: {reason}" if filename else reason)
+
+
+class ResultFileError(PerfError, OSError):
+    """A result file cannot be read or written (missing, exists, no space...).
+
+    The file is left as it was before the failed operation.
+    """
+
+    def __init__(self, filename: str | None, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"{filename}: {reason}" if filename else reason)
+        self.filename = filename
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.reason}" if self.filename else self.reason
+
+
+class WorkerError(PerfError, RuntimeError):
+    """A worker process failed, crashed or sent invalid data."""
+
+
+class CalibrationError(PerfError):
+    """Loop or warmup calibration could not reach a usable state."""
+
+
+class SystemTuningError(PerfError):
+    """``perf system`` could not read or change a system setting."""

@@ -1,0 +1,181 @@
+"""Registry of metadata keys, their validation and common-metadata factoring.
+
+Each known key has a :class:`MetadataInfo` entry (accepted types, a check, a
+unit, and the *name* of its formatter, resolved by ``perf.render``), so
+validation and display are table lookups, not if/else chains.  Unknown keys
+accept ``int``, ``float`` and ``str``.
+
+Must not: read the system, format text, or open files.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping
+
+from perf.errors import ResultError
+
+MetadataValue = Any  # int, float, str, or a list of str for 'tags'
+Metadata = dict[str, MetadataValue]
+
+#: units a benchmark's values may have
+UNITS = ("second", "byte", "integer")
+DEFAULT_UNIT = "second"
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _at_least_one(value: Any) -> bool:
+    return bool(value >= 1)
+
+
+def _not_negative(value: Any) -> bool:
+    return bool(value >= 0)
+
+
+def _is_tag_list(value: Any) -> bool:
+    return all(isinstance(tag, str) and tag not in ("", "all") for tag in value)
+
+
+def _is_phase(value: Any) -> bool:
+    return len(value) == 2 and all(isinstance(item, str) and item for item in value)
+
+
+def _is_unit(value: Any) -> bool:
+    return value in UNITS
+
+
+def _is_date(value: Any) -> bool:
+    try:
+        datetime.datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class MetadataInfo:
+    """What is known about one metadata key."""
+
+    #: accepted Python types (bool is never accepted as a number)
+    types: tuple[type, ...]
+    #: extra check on the value, with the text used when it fails
+    check: Callable[[Any], bool] | None = None
+    check_text: str = ""
+    #: unit of the value when the metadata is extracted as a benchmark
+    unit: str | None = None
+    #: name of the formatter in ``perf.render.units.VALUE_FORMATTERS``
+    formatter: str = "generic"
+
+
+_NUMBER = (int, float)
+_LOOPS = MetadataInfo((int,), _at_least_one, "must be >= 1", "integer", "number")
+_WARMUPS = MetadataInfo((int,), _not_negative, "must be >= 0", "integer", "number")
+_SECONDS = MetadataInfo(_NUMBER, _not_negative, "must be >= 0", "second", "seconds")
+_BYTES = MetadataInfo((int,), _not_negative, "must be >= 0", "byte", "filesize")
+_DATE = MetadataInfo((str,), _is_date, "must be a date 'YYYY-MM-DD HH:MM:SS[.ffffff]'")
+
+#: the registry of known keys (compat spec section 2.6)
+METADATA: dict[str, MetadataInfo] = {
+    "name": MetadataInfo((str,)),
+    "unit": MetadataInfo((str,), _is_unit, "must be one of " + ", ".join(UNITS), formatter="noop"),
+    "loops": _LOOPS,
+    "inner_loops": _LOOPS,
+    "calibrate_loops": _LOOPS,
+    "recalibrate_loops": _LOOPS,
+    "calibrate_warmups": _WARMUPS,
+    "recalibrate_warmups": _WARMUPS,
+    "duration": _SECONDS,
+    "uptime": _SECONDS,
+    "load_avg_1min": MetadataInfo(_NUMBER, _not_negative, "must be >= 0", formatter="system_load"),
+    "mem_max_rss": _BYTES,
+    "mem_peak_pagefile_usage": _BYTES,
+    "command_max_rss": _BYTES,
+    "date": _DATE,
+    "boot_time": _DATE,
+    "tags": MetadataInfo((list,), _is_tag_list, "must be a list of tags other than '' and 'all'", "tag"),
+    "phase": MetadataInfo((list, tuple), _is_phase, "must be a pair of non-empty strings"),
+}
+
+DEFAULT_INFO = MetadataInfo((int, float, str))
+
+#: keys that must be equal in every run of one benchmark (absence included)
+CHECKED_KEYS = (
+    "aslr",
+    "cpu_count",
+    "cpu_model_name",
+    "hostname",
+    "inner_loops",
+    "name",
+    "platform",
+    "python_executable",
+    "python_implementation",
+    "python_version",
+    "unit",
+)
+
+
+def get_metadata_info(name: str) -> MetadataInfo:
+    return METADATA.get(name, DEFAULT_INFO)
+
+
+def check_metadata(name: str, value: MetadataValue) -> MetadataValue:
+    """Validate one metadata item; return the value (str values stripped).
+
+    Raises :class:`~perf.errors.ResultError` with a message naming the key.
+    """
+    if not isinstance(name, str):
+        raise ResultError(f"metadata name must be a str, got {type(name).__name__}")
+    if not name:
+        raise ResultError("metadata name must not be empty")
+    info = METADATA.get(name, DEFAULT_INFO)
+    if isinstance(value, bool) or not isinstance(value, info.types):
+        expected = " or ".join(kind.__name__ for kind in info.types)
+        raise ResultError(f"metadata {name!r}: expected {expected}, got {type(value).__name__} {value!r}")
+    if isinstance(value, str):
+        value = value.strip()
+        if not value:
+            raise ResultError(f"metadata {name!r}: value is empty")
+        if "\n" in value or "\r" in value:
+            raise ResultError(f"metadata {name!r}: newline characters are not allowed: {value!r}")
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise ResultError(f"metadata {name!r}: value must be finite, got {value!r}")
+    if info.check is not None and not info.check(value):
+        raise ResultError(f"metadata {name!r}: {info.check_text}, got {value!r}")
+    return value
+
+
+def parse_metadata(metadata: Mapping[str, MetadataValue]) -> Metadata:
+    """Validate a metadata mapping and return a new dict of checked values."""
+    if not isinstance(metadata, Mapping):
+        raise ResultError(f"metadata must be a dict, got {type(metadata).__name__}")
+    return {name: check_metadata(name, value) for name, value in metadata.items()}
+
+
+def common_metadata(metadatas: Iterable[Mapping[str, MetadataValue]]) -> Metadata:
+    """Items whose key and value are identical in every mapping."""
+    iterator = iter(metadatas)
+    first = next(iterator, None)
+    if first is None:
+        return {}
+    common = dict(first)
+    for other in iterator:
+        for key in [key for key, value in common.items() if other.get(key, None) != value]:
+            del common[key]
+        if not common:
+            break
+    return common
+
+
+def exclude_keys(metadata: Mapping[str, MetadataValue], common: Mapping[str, MetadataValue]) -> Metadata:
+    """*metadata* without the keys present in *common* (factoring on write)."""
+    return {key: value for key, value in metadata.items() if key not in common}
+
+
+def is_number(value: object) -> bool:
+    """True for int and float, never for bool."""
+    return _is_number(value)

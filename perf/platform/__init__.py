@@ -1,0 +1,1 @@
+"""OS adapters shared by measure/, collect/ and system/."""
