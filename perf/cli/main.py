@@ -49,8 +49,7 @@ def _run(argv: Sequence[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(list(argv))
     if not args.command:
-        parser.print_usage(sys.stderr)
-        raise UsageError("missing command: choose one of " + ", ".join(COMMANDS))
+        raise UsageError("missing command: choose one of " + ", ".join(COMMANDS) + " (see python -m perf --help)")
     result: int = _load(args.command).run(args)
     return result
 

@@ -65,8 +65,8 @@ class Benchmark:
                 other = run._metadata.get(key)
                 if current != other:
                     raise IncompatibleRunError(
-                        f"benchmark {self.get_name()!r}: cannot add a run whose metadata {key!r} "
-                        f"is {other!r}: the benchmark has {current!r}"
+                        f"benchmark {self.get_name()!r}: incompatible run: metadata {key!r} is "
+                        f"{_describe(other)} in the run but {_describe(current)} in the benchmark"
                     )
             for key in [key for key, value in common.items() if run._metadata.get(key) != value]:
                 del common[key]
@@ -242,6 +242,10 @@ class Benchmark:
         from perf.storage import files
 
         files.dump(self, file, compact=compact, replace=replace)
+
+
+def _describe(value: Any) -> str:
+    return "missing" if value is None else repr(value)
 
 
 def _dates_of(runs: Sequence[Run]) -> Dates:

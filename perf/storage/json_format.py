@@ -84,10 +84,10 @@ def _check_object(data: Any, path: str, allowed: frozenset[str], required: tuple
         raise _Problem(path, f"expected a JSON object, got {_json_type(data)}")
     unknown = sorted(set(data) - allowed)
     if unknown:
-        raise _Problem(path, f"unknown key {unknown[0]!r}")
+        raise _Problem(path or "top level", f"unknown key {unknown[0]!r}")
     for key in required:
         if key not in data:
-            raise _Problem(path, f"missing key {key!r}")
+            raise _Problem(path or "top level", f"missing key {key!r}")
 
 
 def _json_type(value: Any) -> str:
@@ -126,7 +126,8 @@ def _decode_run(data: Any, path: str, layout: _Layout, inherited: Metadata) -> R
         raw_warmups = _list_at(data, "warmups", path + ".", True) if "warmups" in data else []
         warmups = check_warmups(raw_warmups)
     except ResultError as exc:
-        raise _Problem(path, str(exc)) from None
+        # the message starts with the item: "values[1]: ..."
+        raise _Problem("", f"{path}.{exc}") from None
     if not values and not warmups:
         raise _Problem(path, "a run needs values or warmups: both are empty")
     if warmups and not layout.warmups_per_iteration:
@@ -142,11 +143,15 @@ def _decode_benchmark(data: Any, path: str, layout: _Layout, suite_metadata: Met
     raw_runs = _list_at(data, "runs", path + ".", False)
     runs = [_decode_run(item, f"{path}.runs[{index}]", layout, inherited) for index, item in enumerate(raw_runs)]
     try:
-        return Benchmark(runs)
-    except IncompatibleRunError as exc:
-        raise _Problem(path, str(exc)) from None
+        benchmark = Benchmark(runs[:1])
     except ResultError as exc:
         raise _Problem(f"{path}.runs[0]", str(exc)) from None
+    for index, run in enumerate(runs[1:], 1):
+        try:
+            benchmark.add_run(run)
+        except IncompatibleRunError as exc:
+            raise _Problem(f"{path}.runs[{index}]", str(exc)) from None
+    return benchmark
 
 
 def decode_suite(data: Any, filename: str | None) -> BenchmarkSuite:
@@ -165,7 +170,7 @@ def _decode_suite(data: Any, filename: str | None) -> BenchmarkSuite:
     if not isinstance(data, dict):
         raise _Problem("", f"expected a JSON object at the top level, got {_json_type(data)}")
     if "version" not in data:
-        raise _Problem("", "missing key 'version': not a perf result file")
+        raise _Problem("top level", "missing key 'version': not a perf result file")
     version = data["version"]
     layout = LAYOUTS.get(version) if isinstance(version, (int, str)) and not isinstance(version, bool) else None
     if layout is None:

@@ -1,0 +1,108 @@
+"""The import directions of doc/architecture.rst, checked on the source.
+
+Module-level imports must follow the allowed directions.  Imports inside
+functions are the documented lazy exceptions (pyperf's load/dump API on the
+model, Run(collect_metadata=True)), and are listed here one by one.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "perf"
+
+#: layer -> layers it may import at module level
+ALLOWED = {
+    "cli": {"measure", "system", "collect", "storage", "analysis", "render", "model", "errors", "platform"},
+    "measure": {"collect", "platform", "storage", "model", "errors", "analysis"},
+    "system": {"platform", "errors"},
+    "collect": {"platform"},
+    "render": {"analysis", "model"},
+    "analysis": {"model", "errors"},
+    "storage": {"model", "errors"},
+    "model": {"analysis.statistics", "errors"},
+    "platform": set(),
+    "errors": set(),
+}
+
+#: (importing module, imported module) pairs allowed inside functions only
+LAZY_EXCEPTIONS = {
+    ("model.benchmark", "storage.files"),
+    ("model.suite", "storage.files"),
+    ("model.benchmark", "render.units.format_values"),
+    ("model.run", "collect.collect_metadata"),
+    ("collect", "__version__"),  # for the perf_version metadata
+    ("collect.python", "render.units.format_timedelta"),  # timer resolution text
+}
+
+
+def perf_imports(tree: ast.Module, top_level_only: bool) -> list[str]:
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    names = []
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "perf":
+            # "from perf.analysis import statistics" imports perf.analysis.statistics
+            names.extend(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names if alias.name.split(".")[0] == "perf")
+    return names
+
+
+def modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).with_suffix("")
+        parts = [part for part in relative.parts if part != "__init__"]
+        if parts and parts[0] not in ("__main__",):
+            yield ".".join(parts), ast.parse(path.read_text())
+
+
+def layer_allows(module: str, imported: str) -> bool:
+    layer = module.split(".")[0]
+    target = imported.removeprefix("perf.")
+    if target.split(".")[0] == layer:
+        return True
+    return any(target == allowed or target.startswith(allowed + ".") for allowed in ALLOWED[layer])
+
+
+@pytest.mark.parametrize(("module", "tree"), list(modules()), ids=lambda value: value if isinstance(value, str) else "")
+def test_module_level_imports_follow_the_layers(module, tree):
+    if module == "":
+        return
+    wrong = [name for name in perf_imports(tree, top_level_only=True) if not layer_allows(module, name)]
+    assert wrong == [], f"perf.{module} imports {wrong} at module level"
+
+
+def test_lazy_imports_are_the_documented_exceptions():
+    found = set()
+    for module, tree in modules():
+        if not module:
+            continue
+        for name in perf_imports(tree, top_level_only=False):
+            if not layer_allows(module, name):
+                found.add((module, name.removeprefix("perf.")))
+    assert found <= LAZY_EXCEPTIONS, sorted(found - LAZY_EXCEPTIONS)
+
+
+def test_statistics_is_a_leaf():
+    tree = ast.parse((PACKAGE / "analysis" / "statistics.py").read_text())
+    assert perf_imports(tree, top_level_only=False) == []
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert "statistics" not in imported
+
+
+def test_only_cli_prints_or_exits():
+    offenders = []
+    for module, tree in modules():
+        if module.startswith("cli"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+                owner = getattr(getattr(func, "value", None), "id", "")
+                if name == "print" or (owner == "sys" and name == "exit"):
+                    offenders.append(f"perf.{module}:{node.lineno}")
+    assert offenders == []
