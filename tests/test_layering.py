@@ -60,7 +60,7 @@ def modules():
 
 
 def layer_allows(module: str, imported: str) -> bool:
-    layer = module.split(".")[0]
+    layer = module.split(".", maxsplit=1)[0]
     target = imported.removeprefix("perf.")
     if target.split(".")[0] == layer:
         return True

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import datetime
 import math
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from perf.errors import ResultError
 
@@ -57,8 +56,7 @@ def _is_date(value: Any) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class MetadataInfo:
+class MetadataInfo(NamedTuple):
     """What is known about one metadata key."""
 
     #: accepted Python types (bool is never accepted as a number)

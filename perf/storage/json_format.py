@@ -20,8 +20,7 @@ Must not: open files or know about the file system.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from perf.errors import FileFormatError, IncompatibleRunError, ResultError
 from perf.model.benchmark import Benchmark
@@ -33,8 +32,7 @@ from perf.model.suite import BenchmarkSuite
 FORMAT_VERSION = "1.0"
 
 
-@dataclass(frozen=True)
-class _Layout:
+class _Layout(NamedTuple):
     """Where one format version keeps each part of the document."""
 
     root_keys: frozenset[str]
@@ -58,7 +56,7 @@ _LAYOUT_6 = _Layout(
 
 #: format version (as stored in the document) -> its layout
 LAYOUTS: dict[Any, _Layout] = {
-    "1.0": replace(_LAYOUT_6, warmups_per_iteration=True),
+    "1.0": _LAYOUT_6._replace(warmups_per_iteration=True),
     6: _LAYOUT_6,
     5: _Layout(
         root_keys=frozenset({"version", "benchmarks"}),

@@ -31,15 +31,13 @@ GENERATED="timeit.json suite_tags.json track_memory.json timeit.json.gz
 calibration_only.json command.json timeit_inner_loops.json"
 # Result files written by our own down-converter (see README.rst).
 SYNTHETIC="format_v5_synthetic.json format_v5_inner_loops_synthetic.json
-format_v6_inner_loops_synthetic.json"
-# Real perf 0.9.7 output, kept as is (cannot be regenerated, see README.rst).
-KEPT="format_v6.json"
+format_v6_synthetic.json format_v6_inner_loops_synthetic.json"
 
 for f in $GENERATED $SYNTHETIC; do
     rm -f "$f"
 done
 # figures of every fixture are rewritten below
-for f in $GENERATED $SYNTHETIC $KEPT; do
+for f in $GENERATED $SYNTHETIC; do
     rm -f "$f".*.txt "$f".expected.json "$f".redump.json
 done
 
@@ -74,17 +72,11 @@ $PY -m pyperf timeit -p 3 -n 3 --min-time 0.02 --duplicate 10 \
 echo "== 8. synthetic format 5 / 6 files (our down-converter)"
 $FIG downconvert 5 timeit.json format_v5_synthetic.json
 $FIG downconvert 5 timeit_inner_loops.json format_v5_inner_loops_synthetic.json
+$FIG downconvert 6 suite_tags.json format_v6_synthetic.json
 $FIG downconvert 6 timeit_inner_loops.json format_v6_inner_loops_synthetic.json
 
-echo "== 9. check format_v6.json against pyperf 2.10.0's doc/outliers.json.gz"
-"$VENV/bin/pip" download -q --no-deps --no-binary :all: pyperf==2.10.0 \
-    -d "$WORK"
-tar -xzf "$WORK/pyperf-2.10.0.tar.gz" -C "$WORK" \
-    pyperf-2.10.0/doc/outliers.json.gz
-$FIG check-v6 format_v6.json "$WORK/pyperf-2.10.0/doc/outliers.json.gz"
-
-echo "== 10. what pyperf 2.10.0 reports for each file"
-for f in $GENERATED $SYNTHETIC $KEPT; do
+echo "== 9. what pyperf 2.10.0 reports for each file"
+for f in $GENERATED $SYNTHETIC; do
     $FIG expected "$f" "$f.expected.json"
     $FIG redump "$f" "$f.redump.json"
     for cmd in show stats dump metadata check hist; do
@@ -102,5 +94,5 @@ for f in $GENERATED $SYNTHETIC $KEPT; do
     done
 done
 
-$FIG keys $GENERATED $SYNTHETIC $KEPT
+$FIG keys $GENERATED $SYNTHETIC
 du -sh "$HERE"

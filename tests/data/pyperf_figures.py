@@ -17,8 +17,6 @@ Sub-commands:
                         *_synthetic.json (see README.rst).
   keys FILE...          print the JSON keys found at root / benchmark / run
                         level of each file
-  check-v6 V6FILE V1GZ  check that a perf 0.9.x file (JSON format 6) and
-                        its format "1.0" conversion hold the same data
 """
 import gzip
 import json
@@ -204,34 +202,12 @@ def cmd_keys(*paths):
         print("  run:       %s" % sorted(run_keys))
 
 
-def cmd_check_v6(v6_path, v1_path):
-    v6 = _load_json(v6_path)
-    v1 = _load_json(v1_path)
-    assert v6["version"] == 6 and v1["version"] == "1.0"
-    assert v6["metadata"] == v1["metadata"]
-    assert len(v6["benchmarks"]) == len(v1["benchmarks"])
-    for b6, b1 in zip(v6["benchmarks"], v1["benchmarks"]):
-        assert b6.get("metadata") == b1.get("metadata")
-        assert len(b6["runs"]) == len(b1["runs"])
-        for r6, r1 in zip(b6["runs"], b1["runs"]):
-            assert r6.get("metadata") == r1.get("metadata")
-            assert r6.get("values") == r1.get("values")
-            w6 = r6.get("warmups", [])
-            w1 = r1.get("warmups", [])
-            assert len(w6) == len(w1)
-            for (loops6, raw), (loops1, value) in zip(w6, w1):
-                assert loops6 == loops1
-                assert raw / loops6 == value, (raw, loops6, value)
-    print("%s matches %s" % (v6_path, v1_path))
-
-
 COMMANDS = {
     "expected": cmd_expected,
     "redump": cmd_redump,
     "add-tags": cmd_add_tags,
     "downconvert": cmd_downconvert,
     "keys": cmd_keys,
-    "check-v6": cmd_check_v6,
 }
 
 

@@ -80,14 +80,22 @@ def test_loads_and_benchmark_load(tmp_path):
         (b"", "the file is empty"),
         (b"  \n", "the file is empty"),
         (b"hello", "not a valid JSON document: Expecting value: line 1 column 1 (char 0)"),
-        (b'{"version": "1.0", "benchmarks": [{"runs": [{"values": [NaN]}]}]}',
-         "not a valid JSON document: NaN is not a valid value"),
-        (b'{"version": "1.0", "benchmarks": [{"runs": [{"values": [Infinity]}]}]}',
-         "not a valid JSON document: Infinity is not a valid value"),
-        (b'{"version": "1.0", "x": "\xe9"}',
-         "not a UTF-8 text file: 'utf-8' codec can't decode byte 0xe9 in position 25: invalid continuation byte"),
-        (gzip.compress(b'{"version": "1.0"}')[:-6],
-         "truncated or corrupt gzip file: Compressed file ended before the end-of-stream marker was reached"),
+        (
+            b'{"version": "1.0", "benchmarks": [{"runs": [{"values": [NaN]}]}]}',
+            "not a valid JSON document: NaN is not a valid value",
+        ),
+        (
+            b'{"version": "1.0", "benchmarks": [{"runs": [{"values": [Infinity]}]}]}',
+            "not a valid JSON document: Infinity is not a valid value",
+        ),
+        (
+            b'{"version": "1.0", "x": "\xe9"}',
+            "not a UTF-8 text file: 'utf-8' codec can't decode byte 0xe9 in position 25: invalid continuation byte",
+        ),
+        (
+            gzip.compress(b'{"version": "1.0"}')[:-6],
+            "truncated or corrupt gzip file: Compressed file ended before the end-of-stream marker was reached",
+        ),
         (b"\x1f\x8bnot gzip at all", "truncated or corrupt gzip file: "),
     ],
     ids=["empty", "blank", "not-json", "nan", "infinity", "not-utf8", "truncated-gzip", "corrupt-gzip"],
@@ -261,9 +269,7 @@ def test_concurrent_add_runs_lose_no_run(tmp_path):
             run = perf.Run([value], metadata={"name": "bench"}, collect_metadata=False)
             perf.add_runs(path, perf.Benchmark([run]))
     """)
-    workers = [
-        subprocess.Popen([sys.executable, "-c", script, path, str(worker)], cwd=ROOT) for worker in (1, 2)
-    ]
+    workers = [subprocess.Popen([sys.executable, "-c", script, path, str(worker)], cwd=ROOT) for worker in (1, 2)]
     assert [worker.wait() for worker in workers] == [0, 0]
     values = all_values(path)["bench"]
     assert sorted(values) == sorted(w * 1000 + i + 1.0 for w in (1, 2) for i in range(25))

@@ -48,7 +48,9 @@ BAD_DOCUMENTS = [
     ),
     pytest.param({"version": "1.0"}, "top level: missing key 'benchmarks'", id="no-benchmarks"),
     pytest.param({"version": "1.0", "benchmarks": []}, "benchmarks: the array is empty", id="empty-benchmarks"),
-    pytest.param({"version": "1.0", "benchmarks": {}}, "benchmarks: expected an array, got an object", id="benchmarks-type"),
+    pytest.param(
+        {"version": "1.0", "benchmarks": {}}, "benchmarks: expected an array, got an object", id="benchmarks-type"
+    ),
     pytest.param(document(extra={"foo": 1}), "top level: unknown key 'foo'", id="extra-root-key"),
     pytest.param(document(suite_metadata=[]), "metadata: expected an object, got an array", id="metadata-type"),
     pytest.param(
@@ -56,14 +58,36 @@ BAD_DOCUMENTS = [
         "benchmarks[0]: unknown key 'x'",
         id="extra-benchmark-key",
     ),
-    pytest.param({"version": "1.0", "benchmarks": [{"metadata": {"name": "a"}}]}, "benchmarks[0]: missing key 'runs'", id="no-runs"),
-    pytest.param({"version": "1.0", "benchmarks": ["x"]}, "benchmarks[0]: expected a JSON object, got a string", id="benchmark-type"),
+    pytest.param(
+        {"version": "1.0", "benchmarks": [{"metadata": {"name": "a"}}]},
+        "benchmarks[0]: missing key 'runs'",
+        id="no-runs",
+    ),
+    pytest.param(
+        {"version": "1.0", "benchmarks": ["x"]},
+        "benchmarks[0]: expected a JSON object, got a string",
+        id="benchmark-type",
+    ),
     pytest.param(document(runs=[]), "benchmarks[0].runs: the array is empty", id="empty-runs"),
-    pytest.param(document(runs=[{}]), "benchmarks[0].runs[0]: a run needs values or warmups: both are empty", id="empty-run"),
-    pytest.param(document(runs=[{"values": []}]), "benchmarks[0].runs[0]: a run needs values or warmups: both are empty", id="empty-values"),
-    pytest.param(document(runs=[{"values": [1.0], "samples": [1.0]}]), "benchmarks[0].runs[0]: unknown key 'samples'", id="extra-run-key"),
+    pytest.param(
+        document(runs=[{}]), "benchmarks[0].runs[0]: a run needs values or warmups: both are empty", id="empty-run"
+    ),
+    pytest.param(
+        document(runs=[{"values": []}]),
+        "benchmarks[0].runs[0]: a run needs values or warmups: both are empty",
+        id="empty-values",
+    ),
+    pytest.param(
+        document(runs=[{"values": [1.0], "samples": [1.0]}]),
+        "benchmarks[0].runs[0]: unknown key 'samples'",
+        id="extra-run-key",
+    ),
     pytest.param(document(runs=[None]), "benchmarks[0].runs[0]: expected a JSON object, got null", id="run-type"),
-    pytest.param(document(runs=[{"values": 1.0}]), "benchmarks[0].runs[0].values: expected an array, got a number", id="values-type"),
+    pytest.param(
+        document(runs=[{"values": 1.0}]),
+        "benchmarks[0].runs[0].values: expected an array, got a number",
+        id="values-type",
+    ),
     pytest.param(
         document(runs=[{"values": [1.0, -2]}]),
         "benchmarks[0].runs[0].values[1]: a value must be a finite number > 0, got -2",
@@ -237,8 +261,12 @@ def test_encode_omits_empty_parts_and_keeps_calibration_warmups():
 
 def test_encode_decode_round_trip_preserves_everything():
     runs = [
-        Run([1.5, 2.5], warmups=[(2, 0.25)], metadata={"name": "x", "loops": 2, "date": "2024-01-02 03:04:05"},
-            collect_metadata=False),
+        Run(
+            [1.5, 2.5],
+            warmups=[(2, 0.25)],
+            metadata={"name": "x", "loops": 2, "date": "2024-01-02 03:04:05"},
+            collect_metadata=False,
+        ),
         Run([3.5], metadata={"name": "x", "loops": 2, "tags": ["a", "b"]}, collect_metadata=False),
     ]
     suite = BenchmarkSuite([Benchmark(runs)])
