@@ -6,13 +6,22 @@ Must not: compute statistics beyond calling the model, read files, print.
 from __future__ import annotations
 
 from perf.model.benchmark import Benchmark
+from perf.render.units import format_number
+
+
+def _format_calibration(benchmark: Benchmark) -> str:
+    """A benchmark holding only calibration runs: what they calibrated."""
+    last = benchmark.get_runs()[-1]
+    if last.is_calibration_warmups() or last.is_recalibration_warmups():
+        return f"Calibration: {format_number(last.get_calibration_warmups(), 'warmup')}"
+    return f"Calibration: {format_number(last.get_calibration_loops(), 'loop')}"
 
 
 def format_result_value(benchmark: Benchmark) -> str:
     """``'22.5 ms +- 0.2 ms'``, or one value, or a note for no value."""
     values = benchmark.get_values()
     if not values:
-        return "<no value: only calibration runs>"
+        return _format_calibration(benchmark)
     if len(values) == 1:
         return benchmark.format_value(values[0])
     mean, stdev = benchmark.format_values((benchmark.mean(), benchmark.stdev()))

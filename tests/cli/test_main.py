@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pathlib
+
 import pytest
 
 from perf.cli.main import main
+
+DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
 
 
 def test_missing_command_is_a_usage_error(capsys):
@@ -54,3 +58,41 @@ def test_bad_arguments_exit_one(argv, capsys):
     err = capsys.readouterr().err
     assert err.startswith("ERROR: ")
     assert err.count("\n") == 1
+
+
+def test_show_matches_pyperf_for_single_benchmark_files(capsys):
+    for name in ("timeit.json", "calibration_only.json", "track_memory.json", "command.json"):
+        assert main(["show", "-q", f"{DATA}/{name}"]) == 0
+        pyperf_output = (DATA / f"{name}.show.txt").read_text().splitlines()
+        assert capsys.readouterr().out.splitlines()[-1] == pyperf_output[-2]  # before "# exit status"
+
+
+def pyperf_results(name):
+    """The 'Mean +- std dev' lines pyperf printed for a fixture, in order."""
+    return [line for line in (DATA / f"{name}.show.txt").read_text().splitlines() if line.startswith("Mean +- ")]
+
+
+def test_show_several_files_and_benchmarks(capsys):
+    assert main(["show", f"{DATA}/suite_tags.json", f"{DATA}/timeit.json", "-b", "join_str", "-b", "timeit"]) == 0
+    assert capsys.readouterr().out == (
+        f"{DATA}/suite_tags.json\n"
+        f"{'=' * len(str(DATA / 'suite_tags.json'))}\n\n"
+        f"{pyperf_results('suite_tags.json')[2]}\n\n"
+        f"{DATA}/timeit.json\n"
+        f"{'=' * len(str(DATA / 'timeit.json'))}\n\n"
+        f"{pyperf_results('timeit.json')[0]}\n"
+    )
+
+
+def test_show_prefixes_names_when_a_file_has_several_benchmarks(capsys):
+    assert main(["show", f"{DATA}/suite_tags.json"]) == 0
+    expected = [
+        f"{name}: {line}"
+        for name, line in zip(["sort_list", "build_dict", "join_str"], pyperf_results("suite_tags.json"))
+    ]
+    assert capsys.readouterr().out.splitlines() == expected
+
+
+def test_show_unknown_benchmark_is_an_error(capsys):
+    assert main(["show", f"{DATA}/timeit.json", "-b", "nope"]) == 1
+    assert capsys.readouterr().err == f"ERROR: {DATA}/timeit.json: no benchmark named 'nope'\n"
