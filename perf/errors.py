@@ -11,6 +11,8 @@ Must not: print, exit, or import anything from perf.
 
 from __future__ import annotations
 
+import errno
+
 
 class PerfError(Exception):
     """Base class of every error raised on purpose by perf."""
@@ -42,18 +44,28 @@ class FileFormatError(ResultError):
 
 
 class ResultFileError(PerfError, OSError):
-    """A result file cannot be read or written (missing, exists, no space...).
+    """A result file cannot be read or written (missing, no space...).
 
-    The file is left as it was before the failed operation.
+    The file is left as it was before the failed operation.  :attr:`errno`
+    is the system error number when there is one.
     """
 
-    def __init__(self, filename: str | None, reason: str) -> None:
+    def __init__(self, filename: str | None, reason: str, error_number: int | None = None) -> None:
         self.reason = reason
         super().__init__(f"{filename}: {reason}" if filename else reason)
         self.filename = filename
+        self.errno = error_number
 
     def __str__(self) -> str:
+        # OSError's own text would be "[Errno 2] None: 'path'"
         return f"{self.filename}: {self.reason}" if self.filename else self.reason
+
+
+class ResultFileExistsError(ResultFileError, FileExistsError):
+    """Writing was refused because the file exists (``replace=False``)."""
+
+    def __init__(self, filename: str | None) -> None:
+        super().__init__(filename, "the file already exists (refusing to overwrite it)", errno.EEXIST)
 
 
 class WorkerError(PerfError, RuntimeError):

@@ -33,9 +33,9 @@ def mean(values: Sequence[Number]) -> float:
     return math.fsum(values) / len(values)
 
 
-def variance(values: Sequence[Number]) -> float:
+def variance(values: Sequence[Number], what: str = "variance") -> float:
     """Sample variance (divisor n - 1), two-pass for numerical stability."""
-    _require(values, 2, "variance")
+    _require(values, 2, what)
     centre = mean(values)
     squares = math.fsum((value - centre) ** 2 for value in values)
     return squares / (len(values) - 1)
@@ -43,7 +43,7 @@ def variance(values: Sequence[Number]) -> float:
 
 def stdev(values: Sequence[Number]) -> float:
     """Sample standard deviation (divisor n - 1)."""
-    return math.sqrt(variance(values))
+    return math.sqrt(variance(values, "standard deviation"))
 
 
 def median(values: Sequence[Number]) -> float:
@@ -58,6 +58,7 @@ def median(values: Sequence[Number]) -> float:
 
 def median_abs_dev(values: Sequence[Number]) -> float:
     """Median absolute deviation from the median (not scaled to sigma)."""
+    _require(values, 1, "median absolute deviation")
     centre = median(values)
     return median([abs(value - centre) for value in values])
 

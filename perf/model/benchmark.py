@@ -15,8 +15,8 @@ import math
 from typing import IO, Any, Callable, Mapping, Optional, Sequence, Union
 
 from perf.analysis import statistics
-from perf.errors import IncompatibleRunError, ResultError
-from perf.model.metadata import CHECKED_KEYS, DEFAULT_UNIT, Metadata, common_metadata, parse_metadata
+from perf.errors import IncompatibleRunError, ResultError, UsageError
+from perf.model.metadata import CHECKED_KEYS, DEFAULT_UNIT, Metadata, common_metadata, copy_metadata, parse_metadata
 from perf.model.run import Number, Run
 
 PathOrFile = Union[str, bytes, "IO[str]"]
@@ -54,33 +54,50 @@ class Benchmark:
 
     # --- runs -----------------------------------------------------------
 
-    def add_run(self, run: Run) -> None:
-        """Append *run* after checking it is compatible with the others."""
+    def check_run(self, run: Run) -> None:
+        """Raise :class:`~perf.errors.IncompatibleRunError` unless *run* has
+        the same unit, name, host, CPU and Python as the benchmark's runs."""
         if not isinstance(run, Run):
             raise TypeError(f"Run expected, got {type(run).__name__}")
+        if not self._runs:
+            return
+        common = self._get_common_metadata()
+        for key in CHECKED_KEYS:
+            current = common.get(key)
+            other = run._metadata.get(key)
+            if current != other:
+                raise IncompatibleRunError(
+                    f"benchmark {self.get_name()!r}: incompatible run: metadata {key!r} is "
+                    f"{_describe(other)} in the run but {_describe(current)} in the benchmark"
+                )
+
+    def add_run(self, run: Run) -> None:
+        """Append *run* after checking it is compatible with the others."""
+        self.check_run(run)
         if self._runs:
             common = self._get_common_metadata()
-            for key in CHECKED_KEYS:
-                current = common.get(key)
-                other = run._metadata.get(key)
-                if current != other:
-                    raise IncompatibleRunError(
-                        f"benchmark {self.get_name()!r}: incompatible run: metadata {key!r} is "
-                        f"{_describe(other)} in the run but {_describe(current)} in the benchmark"
-                    )
             for key in [key for key, value in common.items() if run._metadata.get(key) != value]:
                 del common[key]
         self._runs.append(run)
         self._clear_cache()
 
     def add_runs(self, benchmark: Benchmark) -> None:
-        """Append every run of another benchmark (not itself)."""
+        """Append every run of another benchmark (not itself): all of them,
+        or none when one is incompatible."""
+        self.check_benchmark(benchmark)
+        for run in benchmark._runs:
+            self.add_run(run)
+
+    def check_benchmark(self, benchmark: Benchmark) -> None:
+        """Raise unless every run of *benchmark* could be added to this one."""
         if not isinstance(benchmark, Benchmark):
             raise TypeError(f"Benchmark expected, got {type(benchmark).__name__}")
         if benchmark is self:
-            raise ValueError("cannot add a benchmark to itself")
+            raise ResultError("cannot add a benchmark to itself")
+        # The checked keys are equal in all runs of each benchmark, so
+        # checking each run against this benchmark alone is enough.
         for run in benchmark._runs:
-            self.add_run(run)
+            self.check_run(run)
 
     def _replace_runs(self, runs: Sequence[Run]) -> None:
         if not runs:
@@ -110,14 +127,14 @@ class Benchmark:
         return self._common
 
     def get_metadata(self) -> Metadata:
-        """Metadata common to every run."""
-        return dict(self._get_common_metadata())
+        """Metadata common to every run (a copy)."""
+        return copy_metadata(self._get_common_metadata())
 
     def update_metadata(self, metadata: Mapping[str, Any]) -> None:
         """Set *metadata* in every run; ``inner_loops`` cannot be changed."""
         checked = parse_metadata(metadata)
         if checked:
-            self._replace_runs([run.update_metadata(checked) for run in self._runs])
+            self._replace_runs([run._with_metadata(checked) for run in self._runs])
 
     # --- loops and counts -------------------------------------------------
 
@@ -193,7 +210,7 @@ class Benchmark:
     def percentile(self, p: float) -> float:
         """Percentile *p* in [0, 100], interpolated between closest ranks."""
         if not 0 <= p <= 100:
-            raise ValueError(f"p must be in the range [0; 100], got {p!r}")
+            raise UsageError(f"p must be in the range [0; 100], got {p!r}")
         return self._statistic(f"percentile{p}", lambda values: statistics.percentile(values, p / 100.0))
 
     def get_process_means(self) -> list[float]:

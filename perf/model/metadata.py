@@ -49,11 +49,24 @@ def _is_unit(value: Any) -> bool:
 
 
 def _is_date(value: Any) -> bool:
+    """A naive ``YYYY-MM-DD HH:MM:SS[.ffffff]`` date, as pyperf writes them
+    (``datetime.isoformat(' ')``; files of perf < 0.8.3 used a 'T').
+
+    fromisoformat() alone also accepts a date without a time, UTC offsets
+    (which make get_dates() compare naive and aware datetimes) and, from
+    Python 3.11, the basic format: none of them is a result-file date.
+    """
+    separators = {4: "-", 7: "-", 10: " T", 13: ":", 16: ":", 19: "."}
+    if len(value) not in (19, 26):
+        return False
+    for index, char in enumerate(value):
+        if char not in separators.get(index, "0123456789"):
+            return False
     try:
-        datetime.datetime.fromisoformat(value)
+        date = datetime.datetime.fromisoformat(value)
     except ValueError:
         return False
-    return True
+    return date.tzinfo is None
 
 
 class MetadataInfo(NamedTuple):
@@ -74,7 +87,7 @@ _NUMBER = (int, float)
 _LOOPS = MetadataInfo((int,), _at_least_one, "must be >= 1", "integer", "number")
 _WARMUPS = MetadataInfo((int,), _not_negative, "must be >= 0", "integer", "number")
 _SECONDS = MetadataInfo(_NUMBER, _not_negative, "must be >= 0", "second", "seconds")
-_BYTES = MetadataInfo((int,), _not_negative, "must be >= 0", "byte", "filesize")
+_BYTES = MetadataInfo((int,), _at_least_one, "must be >= 1", "byte", "filesize")
 _DATE = MetadataInfo((str,), _is_date, "must be a date 'YYYY-MM-DD HH:MM:SS[.ffffff]'")
 
 #: the registry of known keys (compat spec section 2.6)
@@ -134,7 +147,9 @@ def check_metadata(name: str, value: MetadataValue) -> MetadataValue:
     if isinstance(value, bool) or not isinstance(value, info.types):
         expected = " or ".join(kind.__name__ for kind in info.types)
         raise ResultError(f"metadata {name!r}: expected {expected}, got {type(value).__name__} {value!r}")
-    if isinstance(value, str):
+    if isinstance(value, list):
+        value = list(value)  # a run owns its metadata: no shared lists
+    elif isinstance(value, str):
         value = value.strip()
         if not value:
             raise ResultError(f"metadata {name!r}: value is empty")
@@ -167,6 +182,11 @@ def common_metadata(metadatas: Iterable[Mapping[str, MetadataValue]]) -> Metadat
         if not common:
             break
     return common
+
+
+def copy_metadata(metadata: Mapping[str, MetadataValue]) -> Metadata:
+    """A copy that shares no list (``tags``) with *metadata*."""
+    return {key: list(value) if isinstance(value, list) else value for key, value in metadata.items()}
 
 
 def exclude_keys(metadata: Mapping[str, MetadataValue], common: Mapping[str, MetadataValue]) -> Metadata:

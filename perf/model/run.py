@@ -14,7 +14,7 @@ import math
 from typing import Any, Iterable, Mapping, Sequence, Union
 
 from perf.errors import ResultError
-from perf.model.metadata import Metadata, is_number, parse_metadata
+from perf.model.metadata import Metadata, copy_metadata, is_number, parse_metadata
 
 Number = Union[int, float]
 Warmup = tuple[int, Number]
@@ -118,8 +118,8 @@ class Run:
         return self._warmups
 
     def get_metadata(self) -> Metadata:
-        """A copy of the run's metadata."""
-        return dict(self._metadata)
+        """A copy of the run's metadata (lists such as ``tags`` copied too)."""
+        return copy_metadata(self._metadata)
 
     def get_loops(self) -> int:
         return int(self._metadata.get("loops", 1))
@@ -208,7 +208,7 @@ class Run:
             return self
         return self._replace(keep_warmups=False)
 
-    def update_metadata(self, metadata: Metadata) -> Run:
+    def _with_metadata(self, metadata: Metadata) -> Run:
         """A copy with *metadata* (already validated) merged in."""
         if "inner_loops" in metadata:
             current = self._metadata.get("inner_loops")

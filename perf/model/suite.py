@@ -11,7 +11,7 @@ from typing import Iterator, Sequence, Union
 
 from perf.errors import ResultError
 from perf.model.benchmark import Benchmark, Dates, PathOrFile
-from perf.model.metadata import Metadata, common_metadata
+from perf.model.metadata import Metadata, common_metadata, copy_metadata
 
 
 class BenchmarkSuite:
@@ -43,7 +43,7 @@ class BenchmarkSuite:
         if not isinstance(benchmark, Benchmark):
             raise TypeError(f"Benchmark expected, got {type(benchmark).__name__}")
         if any(benchmark is other for other in self._benchmarks):
-            raise ValueError("the benchmark is already part of the suite")
+            raise ResultError("the benchmark is already part of the suite")
         name = benchmark.get_name()
         if self._find(name) is not None:
             raise ResultError(f"the suite already has a benchmark called {name!r}")
@@ -73,8 +73,12 @@ class BenchmarkSuite:
             others = list(result)
         else:
             raise TypeError(f"Benchmark or BenchmarkSuite expected, got {type(result).__name__}")
-        for other in others:
-            existing = self._find(other.get_name())
+        # check everything first: merge all or nothing
+        pairs = [(other, self._find(other.get_name())) for other in others]
+        for other, existing in pairs:
+            if existing is not None:
+                existing.check_benchmark(other)
+        for other, existing in pairs:
             if existing is None:
                 self.add_benchmark(other)
             else:
@@ -99,7 +103,7 @@ class BenchmarkSuite:
 
     def get_metadata(self) -> Metadata:
         """Metadata common to every run of every benchmark."""
-        return common_metadata(benchmark._get_common_metadata() for benchmark in self._benchmarks)
+        return copy_metadata(common_metadata(benchmark._get_common_metadata() for benchmark in self._benchmarks))
 
     def get_total_duration(self) -> float:
         return math.fsum(benchmark.get_total_duration() for benchmark in self._benchmarks)

@@ -22,6 +22,8 @@ def format_timedeltas(values: Sequence[Number]) -> tuple[str, ...]:
     Three significant digits for the first value; the others share its unit
     so a column of values lines up.
     """
+    if not values:
+        return ()
     reference = abs(values[0])
     exponent = -9
     for candidate in range(2, -9, -1):

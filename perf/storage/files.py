@@ -25,7 +25,7 @@ import os
 import sys
 from typing import IO, Any, Iterator, Union
 
-from perf.errors import FileFormatError, IncompatibleRunError, ResultFileError
+from perf.errors import FileFormatError, IncompatibleRunError, ResultFileError, ResultFileExistsError
 from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
 from perf.storage.json_format import decode_suite, encode_suite
@@ -54,7 +54,7 @@ def _read_path(path: str) -> bytes:
         with open(path, "rb") as fp:
             return fp.read()
     except OSError as exc:
-        raise ResultFileError(path, f"cannot read: {exc.strerror or exc}") from None
+        raise ResultFileError(path, f"cannot read: {exc.strerror or exc}", exc.errno) from None
 
 
 def _read(file: FileArgument) -> tuple[bytes, str]:
@@ -216,7 +216,10 @@ def write_atomic(path: PathLike, data: bytes, replace: bool = False) -> None:
     """
     path = os.fsdecode(path)
     if not replace and os.path.lexists(path):
-        raise ResultFileError(path, "the file already exists (refusing to overwrite it)")
+        raise ResultFileExistsError(path)
+    if os.path.islink(path):
+        # replace the file the link points to, and keep the link
+        path = os.path.realpath(path)
     temporary = _temporary_path(path)
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -227,10 +230,10 @@ def write_atomic(path: PathLike, data: bytes, replace: bool = False) -> None:
         _install(temporary, path, replace)
     except FileExistsError:
         _remove_quietly(temporary)
-        raise ResultFileError(path, "the file already exists (refusing to overwrite it)") from None
+        raise ResultFileExistsError(path) from None
     except OSError as exc:
         _remove_quietly(temporary)
-        raise ResultFileError(path, f"cannot write: {exc.strerror or exc}") from None
+        raise ResultFileError(path, f"cannot write: {exc.strerror or exc}", exc.errno) from None
     except BaseException:
         _remove_quietly(temporary)
         raise

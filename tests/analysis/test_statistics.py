@@ -218,11 +218,11 @@ def test_process_means_accepts_a_generator() -> None:
     [
         (stats.mean, [], "mean requires at least one value"),
         (stats.median, [], "median requires at least one value"),
-        (stats.median_abs_dev, [], "median requires at least one value"),
+        (stats.median_abs_dev, [], "median absolute deviation requires at least one value"),
         (stats.geometric_mean, [], "geometric mean requires at least one value"),
         (stats.variance, [], "variance requires at least 2 values, got 0"),
         (stats.variance, [1.0], "variance requires at least 2 values, got 1"),
-        (stats.stdev, [1.0], "variance requires at least 2 values, got 1"),
+        (stats.stdev, [1.0], "standard deviation requires at least 2 values, got 1"),
         (stats.geometric_mean, [1.0, 0.0], "geometric mean requires values > 0"),
         (stats.geometric_mean, [2.0, -1.0], "geometric mean requires values > 0"),
     ],

@@ -18,18 +18,18 @@ Sub-commands:
   keys FILE...          print the JSON keys found at root / benchmark / run
                         level of each file
 """
+
 import gzip
 import json
 import sys
 
 import pyperf
 
-
 PERCENTILES = (0, 5, 25, 50, 75, 95, 100)
 
 
 def _error(exc):
-    return {"error": "%s: %s" % (type(exc).__name__, exc)}
+    return {"error": f"{type(exc).__name__}: {exc}"}
 
 
 def _call(func, *args):
@@ -43,7 +43,7 @@ def _dates(dates):
     if dates is None:
         return None
     start, end = dates
-    return [start.isoformat(' '), end.isoformat(' ')]
+    return [start.isoformat(" "), end.isoformat(" ")]
 
 
 def _run_figures(run):
@@ -74,8 +74,7 @@ def _bench_figures(bench):
         "median": _call(bench.median),
         "stdev": _call(_stdev, bench),
         "median_abs_dev": _call(bench.median_abs_dev),
-        "percentiles": {str(p): _call(bench.percentile, p)
-                        for p in PERCENTILES},
+        "percentiles": {str(p): _call(bench.percentile, p) for p in PERCENTILES},
         "dates": _call(lambda: _dates(bench.get_dates())),
         "total_duration": _call(bench.get_total_duration),
         "loops": _call(bench.get_loops),
@@ -98,8 +97,7 @@ def cmd_expected(path, out):
         "metadata": _call(suite.get_metadata),
         "dates": _call(lambda: _dates(suite.get_dates())),
         "total_duration": _call(suite.get_total_duration),
-        "benchmarks": {bench.get_name(): _bench_figures(bench)
-                       for bench in suite},
+        "benchmarks": {bench.get_name(): _bench_figures(bench) for bench in suite},
     }
     with open(out, "w") as fp:
         json.dump(data, fp, indent=2, sort_keys=True)
@@ -123,7 +121,7 @@ def cmd_add_tags(path, *specs):
         if name in tags:
             bench.update_metadata({"tags": tags.pop(name)})
     if tags:
-        raise SystemExit("unknown benchmarks: %s" % sorted(tags))
+        raise SystemExit(f"unknown benchmarks: {sorted(tags)}")
     suite.dump(path, replace=True)
 
 
@@ -152,7 +150,7 @@ def cmd_downconvert(version, src, dst):
         raise SystemExit("version must be 5 or 6")
     data = _load_json(src)
     if data.get("version") != "1.0":
-        raise SystemExit("%s: not a format 1.0 file" % src)
+        raise SystemExit(f"{src}: not a format 1.0 file")
     root_md = data.get("metadata", {})
     benchmarks = []
     for bench in data["benchmarks"]:
@@ -169,8 +167,7 @@ def cmd_downconvert(version, src, dst):
             elif run.get("values"):
                 new_run["values"] = run["values"]
             if run.get("warmups"):
-                new_run["warmups"] = [[loops, value * (loops * inner_loops)]
-                                      for loops, value in run["warmups"]]
+                new_run["warmups"] = [[loops, value * (loops * inner_loops)] for loops, value in run["warmups"]]
             runs.append(new_run)
         if version == 5:
             new_bench = {"common_metadata": bench_md, "runs": runs}
@@ -196,10 +193,10 @@ def cmd_keys(*paths):
             bench_keys |= set(bench)
             for run in bench["runs"]:
                 run_keys |= set(run)
-        print("%s: version=%r" % (path, data.get("version")))
-        print("  root:      %s" % sorted(data))
-        print("  benchmark: %s" % sorted(bench_keys))
-        print("  run:       %s" % sorted(run_keys))
+        print("{}: version={!r}".format(path, data.get("version")))
+        print(f"  root:      {sorted(data)}")
+        print(f"  benchmark: {sorted(bench_keys)}")
+        print(f"  run:       {sorted(run_keys)}")
 
 
 COMMANDS = {

@@ -12,7 +12,6 @@ from perf.errors import ResultError
 from perf.model.metadata import (
     CHECKED_KEYS,
     METADATA,
-    UNITS,
     check_metadata,
     common_metadata,
     exclude_keys,
@@ -127,7 +126,6 @@ def test_str_values_are_stripped(name: str, value: str, expected: str) -> None:
         ("load_avg_1min", -0.1, "metadata 'load_avg_1min': must be >= 0, got -0.1"),
         ("load_avg_1min", -math.inf, "metadata 'load_avg_1min': value must be finite, got -inf"),
         # bytes: int
-        ("mem_max_rss", -1, "metadata 'mem_max_rss': must be >= 0, got -1"),
         ("mem_max_rss", 1.5, "metadata 'mem_max_rss': expected int, got float 1.5"),
         ("command_max_rss", "1k", "metadata 'command_max_rss': expected int, got str '1k'"),
         ("mem_peak_pagefile_usage", None, "metadata 'mem_peak_pagefile_usage': expected int, got NoneType None"),
@@ -182,35 +180,35 @@ def test_rejected_values(name: str, value: object, message: str) -> None:
         parse_metadata({name: value})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: date check uses datetime.fromisoformat, which accepts values outside "
-    "'YYYY-MM-DD HH:MM:SS[.ffffff]' (no time, a UTC offset, the basic format); pyperf cannot "
-    "parse them, and an aware date makes Benchmark.get_dates() raise TypeError",
-)
 @pytest.mark.parametrize(
     "value",
     [
-        "2024-01-02",
-        "2024-01-02 03:04:05+02:00",
+        "2024-01-02",  # no time
+        "2024-01-02 03:04",  # no seconds
+        "2024-01-02 03:04:05+02:00",  # a UTC offset: get_dates() would mix naive and aware
         "2024-01-02 03:04:05Z",
-        "20240102T030405",
+        "2024-01-02 03:04:05.123",  # the fraction is always 6 digits
+        "20240102T030405",  # the basic format (accepted by fromisoformat on Python 3.11)
+        "2024-01-02  03:04:05",
     ],
 )
 def test_date_outside_the_documented_format_is_rejected(value: str) -> None:
-    with pytest.raises(ResultError, match=re.escape(f"metadata 'date': {DATE_ERROR}")):
+    with pytest.raises(ResultError, match=re.escape(f"metadata 'date': {DATE_ERROR}, got {value!r}")):
         check_metadata("date", value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: compat spec 2.6 says mem_max_rss/mem_peak_pagefile_usage/command_max_rss are "
-    "int >= 1 (pyperf rejects 0); perf accepts 0, so a perf file can fail to load in pyperf",
-)
+@pytest.mark.parametrize("value", ["2024-01-02 03:04:05,123456", "2024-W01-2 03:04:05", "2024-W01-2T03:04:05"])
+def test_date_other_iso_forms_are_rejected(value: str) -> None:
+    with pytest.raises(ResultError, match=re.escape(f"metadata 'date': {DATE_ERROR}, got {value!r}")):
+        check_metadata("date", value)
+
+
 @pytest.mark.parametrize("name", ["mem_max_rss", "mem_peak_pagefile_usage", "command_max_rss"])
-def test_byte_sizes_must_be_at_least_one(name: str) -> None:
-    with pytest.raises(ResultError, match=re.escape(f"metadata {name!r}: ")):
-        check_metadata(name, 0)
+@pytest.mark.parametrize("value", [0, -1])
+def test_byte_sizes_must_be_at_least_one(name: str, value: int) -> None:
+    # compat spec 2.6: int >= 1 (pyperf rejects 0 when it loads a file)
+    with pytest.raises(ResultError, match=re.escape(f"metadata {name!r}: must be >= 1, got {value}")):
+        check_metadata(name, value)
 
 
 @pytest.mark.parametrize(
@@ -237,7 +235,7 @@ def test_parse_metadata_requires_a_mapping(value: object, kind: str) -> None:
 
 def test_result_error_is_a_value_error() -> None:
     # code written against pyperf catches ValueError
-    with pytest.raises(ValueError):  # noqa: PT011
+    with pytest.raises(ValueError):
         check_metadata("loops", 0)
 
 
@@ -284,18 +282,31 @@ def test_registry_formatters_exist(name: str) -> None:
     assert METADATA[name].formatter in VALUE_FORMATTERS
 
 
-@pytest.mark.parametrize("name", sorted(set(METADATA) - {"tags"}))
-def test_registry_units_are_benchmark_units(name: str) -> None:
-    assert METADATA[name].unit is None or METADATA[name].unit in UNITS
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the 'tags' registry entry passes 'tag' positionally into MetadataInfo.unit "
-    "(not a benchmark unit; pyperf has unit None for tags)",
+@pytest.mark.parametrize(
+    ("name", "unit"),
+    [
+        ("loops", "integer"),
+        ("inner_loops", "integer"),
+        ("calibrate_loops", "integer"),
+        ("recalibrate_loops", "integer"),
+        ("calibrate_warmups", "integer"),
+        ("recalibrate_warmups", "integer"),
+        ("duration", "second"),
+        ("uptime", "second"),
+        ("mem_max_rss", "byte"),
+        ("mem_peak_pagefile_usage", "byte"),
+        ("command_max_rss", "byte"),
+        ("tags", "tag"),  # documented in doc/api.rst
+        ("name", None),
+        ("unit", None),
+        ("load_avg_1min", None),
+        ("date", None),
+        ("boot_time", None),
+        ("phase", None),
+    ],
 )
-def test_registry_tags_unit() -> None:
-    assert METADATA["tags"].unit is None or METADATA["tags"].unit in UNITS
+def test_registry_units(name: str, unit: str | None) -> None:
+    assert METADATA[name].unit == unit
 
 
 def test_unknown_key_info() -> None:

@@ -104,6 +104,12 @@ def test_invalid_warmups(warmups: Any, message: str) -> None:
         Run([1.0], warmups=warmups, collect_metadata=False)
 
 
+@pytest.mark.parametrize(("values", "warmups"), [(None, None), (1.0, None), ([1.0], 3)])
+def test_not_iterable_is_a_type_error(values: Any, warmups: Any) -> None:
+    with pytest.raises(TypeError):
+        Run(values, warmups=warmups, collect_metadata=False)
+
+
 @pytest.mark.parametrize("warmups", [None, [], ()])
 def test_values_and_warmups_cannot_both_be_empty(warmups: Any) -> None:
     with pytest.raises(ResultError, match=re.escape("a run needs values or warmups: both are empty")):
@@ -119,6 +125,11 @@ def test_warmups_only_is_a_valid_run() -> None:
 def test_invalid_metadata_is_rejected() -> None:
     with pytest.raises(ResultError, match=re.escape("metadata 'loops': must be >= 1, got 0")):
         Run([1.0], metadata={"loops": 0}, collect_metadata=False)
+
+
+def test_metadata_must_be_a_mapping() -> None:
+    with pytest.raises(ResultError, match=re.escape("metadata must be a dict, got list")):
+        Run([1.0], metadata=[("name", "bench")], collect_metadata=False)  # type: ignore[arg-type]
 
 
 def test_metadata_is_validated_and_stripped() -> None:
@@ -178,6 +189,20 @@ def test_collect_metadata_false_collects_nothing(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(perf.collect, "collect_metadata", fail)
     assert make_run(name="bench").get_metadata() == {"name": "bench"}
+
+
+def test_list_metadata_is_not_shared_with_the_caller() -> None:
+    tags = ["numeric"]
+    run = make_run(name="bench", tags=tags)
+    tags.append("all")
+    assert run.get_metadata()["tags"] == ["numeric"]
+
+
+@pytest.mark.parametrize(("key", "value"), [("tags", ["numeric"]), ("phase", ["warmup", "main"])])
+def test_get_metadata_lists_are_copies(key: str, value: list[str]) -> None:
+    run = make_run(name="bench", **{key: list(value)})
+    run.get_metadata()[key].append("x")
+    assert run.get_metadata()[key] == value
 
 
 # --- accessors -----------------------------------------------------------------
@@ -368,32 +393,3 @@ def test_remove_warmups_without_warmups_returns_the_run() -> None:
 def test_remove_warmups_keeps_a_calibration_run_valid() -> None:
     run = make_run((), warmups=[(1, 0.5)], calibrate_loops=1)
     assert run.remove_warmups() is run
-
-
-def test_update_metadata() -> None:
-    run = make_run((1.0,), warmups=[(1, 0.5)], name="bench", loops=2)
-    copy = run.update_metadata({"loops": 4, "tags": ["x"]})
-    assert copy is not run
-    assert copy.get_metadata() == {"name": "bench", "loops": 4, "tags": ["x"]}
-    assert copy.values == run.values
-    assert copy.warmups == run.warmups
-    assert run.get_metadata() == {"name": "bench", "loops": 2}
-
-
-@pytest.mark.parametrize(
-    ("current", "new"),
-    [
-        ({}, 5),  # setting inner_loops where it was absent is allowed
-        ({"inner_loops": 5}, 5),  # so is setting the same value
-    ],
-)
-def test_update_metadata_inner_loops_allowed(current: dict[str, int], new: int) -> None:
-    run = make_run(**current)
-    assert run.update_metadata({"inner_loops": new}).get_inner_loops() == new
-
-
-def test_update_metadata_cannot_change_inner_loops() -> None:
-    run = make_run(inner_loops=5)
-    with pytest.raises(ResultError, match=re.escape("inner_loops metadata cannot be modified")):
-        run.update_metadata({"inner_loops": 6})
-    assert run.get_inner_loops() == 5

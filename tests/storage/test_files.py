@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import json
@@ -274,3 +275,36 @@ def test_concurrent_add_runs_lose_no_run(tmp_path):
     values = all_values(path)["bench"]
     assert sorted(values) == sorted(w * 1000 + i + 1.0 for w in (1, 2) for i in range(25))
     assert sorted(os.listdir(tmp_path)) == ["shared.json"]
+
+
+def test_refused_overwrite_is_a_file_exists_error(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text("x")
+    with pytest.raises(FileExistsError) as info:  # what pyperf's callers catch
+        make_bench().dump(str(path))
+    assert info.value.errno == errno.EEXIST
+    assert isinstance(info.value, ResultFileError)
+
+
+def test_dump_replace_through_a_symlink_keeps_the_link(tmp_path):
+    target = tmp_path / "real.json"
+    link = tmp_path / "link.json"
+    make_bench(values=(5.0,)).dump(str(target))
+    link.symlink_to(target.name)
+    make_bench(values=(1.0,)).dump(str(link), replace=True)
+    assert link.is_symlink()
+    assert perf.Benchmark.load(str(target)).get_values() == (1.0,)
+
+
+def test_add_runs_merges_all_or_nothing(tmp_path):
+    path = tmp_path / "r.json"
+    perf.BenchmarkSuite([make_bench("a", (1.0,)), make_bench("b", (2.0,))]).dump(str(path))
+    before = path.read_bytes()
+    incoming = perf.BenchmarkSuite([make_bench("a", (3.0,)), make_bench("b", (4.0,), unit="byte")])
+    with pytest.raises(IncompatibleRunError):
+        perf.add_runs(str(path), incoming)
+    assert path.read_bytes() == before
+    suite = perf.BenchmarkSuite.load(str(path))
+    with pytest.raises(IncompatibleRunError):
+        suite.add_runs(incoming)
+    assert suite.get_benchmark("a").get_values() == (1.0,)  # nothing merged in memory either

@@ -1,0 +1,86 @@
+"""perf.render.benchmark: the one-line result of a benchmark
+(``Mean +- std dev: ...``) for zero, one and many values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from perf.model.benchmark import Benchmark
+from perf.model.run import Run
+from perf.render.benchmark import format_result, format_result_value
+
+
+def make_run(values: Any = (1.0,), warmups: Any = None, **metadata: Any) -> Run:
+    metadata.setdefault("name", "bench")
+    return Run(values, warmups=warmups, metadata=metadata, collect_metadata=False)
+
+
+@pytest.mark.parametrize(
+    ("runs", "expected"),
+    [
+        ([make_run((0.0225,))], "22.5 ms"),
+        ([make_run((1.5e-6,))], "1.50 us"),
+        ([make_run((12.3 * 1024,), unit="byte")], "12.3 KiB"),
+        ([make_run((2**15,), unit="integer")], "2^15"),
+        # calibration runs do not count as values
+        ([make_run((), warmups=[(1, 0.1)], calibrate_loops=1), make_run((0.0225,))], "22.5 ms"),
+    ],
+)
+def test_one_value(runs: list[Run], expected: str) -> None:
+    benchmark = Benchmark(runs)
+    assert format_result_value(benchmark) == expected
+    assert format_result(benchmark) == expected
+
+
+@pytest.mark.parametrize(
+    ("runs", "value", "result"),
+    [
+        (
+            # mean 0.0225, sample stdev 0.0001
+            [make_run((0.0224, 0.0225)), make_run((0.0226,))],
+            "22.5 ms +- 0.1 ms",
+            "Mean +- std dev: 22.5 ms +- 0.1 ms",
+        ),
+        (
+            [make_run((1.0, 3.0))],
+            "2.00 sec +- 1.41 sec",
+            "Mean +- std dev: 2.00 sec +- 1.41 sec",
+        ),
+        (
+            [make_run((10240.0, 30720.0), unit="byte")],
+            "20.0 KiB +- 14.1 KiB",
+            "Mean +- std dev: 20.0 KiB +- 14.1 KiB",
+        ),
+    ],
+)
+def test_many_values(runs: list[Run], value: str, result: str) -> None:
+    benchmark = Benchmark(runs)
+    assert format_result_value(benchmark) == value
+    assert format_result(benchmark) == result
+
+
+@pytest.mark.parametrize(
+    ("runs", "expected"),
+    [
+        ([make_run((), warmups=[(1, 0.1)], calibrate_loops=16, loops=16)], "Calibration: 16 loops"),
+        ([make_run((), warmups=[(1, 0.1)], recalibrate_loops=2**15)], "Calibration: 2^15 loops"),
+        ([make_run((), warmups=[(1, 0.1)], calibrate_warmups=3)], "Calibration: 3 warmups"),
+        ([make_run((), warmups=[(1, 0.1)], recalibrate_warmups=1)], "Calibration: 1 warmup"),
+        # perf <= 1.1: no calibration key, the loops of the run
+        ([make_run((), warmups=[(1, 0.1)], loops=8)], "Calibration: 8 loops"),
+        # the last run tells what was calibrated
+        (
+            [
+                make_run((), warmups=[(1, 0.1)], calibrate_loops=4),
+                make_run((), warmups=[(1, 0.1)], calibrate_warmups=2),
+            ],
+            "Calibration: 2 warmups",
+        ),
+    ],
+)
+def test_no_value(runs: list[Run], expected: str) -> None:
+    benchmark = Benchmark(runs)
+    assert format_result_value(benchmark) == expected
+    assert format_result(benchmark) == expected
