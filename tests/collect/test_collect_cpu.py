@@ -7,20 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import make_tree
 
 import perf.collect.cpu as cpu_module
 from perf.collect.cpu import collect_cpu_metadata, cpu_config, cpu_frequencies, cpu_temperatures
 from perf.platform.sysfs import SysFS
 
 CPU = "sys/devices/system/cpu"
-
-
-def make_tree(root: Path, files: dict[str, str]) -> SysFS:
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
-    return SysFS(root)
 
 
 def intel_cpuinfo(mhz: list[str]) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import make_tree
 
 import perf
 import perf.collect.cpu as cpu_module
@@ -15,14 +16,6 @@ import perf.collect.system as system_module
 from perf.collect import collect_metadata
 from perf.model.metadata import parse_metadata
 from perf.platform.sysfs import SysFS
-
-
-def make_tree(root: Path, files: dict[str, str]) -> SysFS:
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
-    return SysFS(root)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import make_tree
 
 import perf.collect.system as system_module
 from perf.collect.system import collect_system_metadata
@@ -19,14 +20,6 @@ BTIME = 1700000000
 PROC_STAT = f"cpu  1 2 3 4 5 6 7 0 0 0\ncpu0 1 2 3 4 5 6 7 0 0 0\nintr 12345\nctxt 6789\nbtime {BTIME}\nprocesses 42\n"
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ASLR metadata is Linux only")
-
-
-def make_tree(root: Path, files: dict[str, str]) -> SysFS:
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
-    return SysFS(root)
 
 
 @pytest.fixture(autouse=True)
