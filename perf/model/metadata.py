@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import re  # already imported by json, which every perf process uses
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from perf.errors import ResultError
@@ -48,25 +49,26 @@ def _is_unit(value: Any) -> bool:
     return value in UNITS
 
 
+#: a naive date as pyperf writes it (``datetime.isoformat(' ')``); files of
+#: perf < 0.8.3 used a 'T'
+_DATE_PATTERN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{6})?")
+
+
 def _is_date(value: Any) -> bool:
-    """A naive ``YYYY-MM-DD HH:MM:SS[.ffffff]`` date, as pyperf writes them
-    (``datetime.isoformat(' ')``; files of perf < 0.8.3 used a 'T').
+    """``YYYY-MM-DD HH:MM:SS[.ffffff]``, and a real date.
 
     fromisoformat() alone also accepts a date without a time, UTC offsets
     (which make get_dates() compare naive and aware datetimes) and, from
-    Python 3.11, the basic format: none of them is a result-file date.
+    Python 3.11, the basic format and week dates: none of them is a
+    result-file date, and pyperf cannot read them.
     """
-    separators = {4: "-", 7: "-", 10: " T", 13: ":", 16: ":", 19: "."}
-    if len(value) not in (19, 26):
+    if _DATE_PATTERN.fullmatch(value) is None:
         return False
-    for index, char in enumerate(value):
-        if char not in separators.get(index, "0123456789"):
-            return False
     try:
-        date = datetime.datetime.fromisoformat(value)
+        datetime.datetime.fromisoformat(value)
     except ValueError:
         return False
-    return date.tzinfo is None
+    return True
 
 
 class MetadataInfo(NamedTuple):
@@ -134,29 +136,36 @@ def get_metadata_info(name: str) -> MetadataInfo:
     return METADATA.get(name, DEFAULT_INFO)
 
 
+def _check_name_and_type(name: Any, value: Any, info: MetadataInfo) -> None:
+    if not isinstance(name, str):
+        raise ResultError(f"metadata name must be a str, got {type(name).__name__}")
+    if not name:
+        raise ResultError("metadata name must not be empty")
+    if isinstance(value, bool) or not isinstance(value, info.types):
+        expected = " or ".join(kind.__name__ for kind in info.types)
+        raise ResultError(f"metadata {name!r}: expected {expected}, got {type(value).__name__} {value!r}")
+
+
 def check_metadata(name: str, value: MetadataValue) -> MetadataValue:
     """Validate one metadata item; return the value (str values stripped).
 
     Raises :class:`~perf.errors.ResultError` with a message naming the key.
     """
-    if not isinstance(name, str):
-        raise ResultError(f"metadata name must be a str, got {type(name).__name__}")
-    if not name:
-        raise ResultError("metadata name must not be empty")
     info = METADATA.get(name, DEFAULT_INFO)
-    if isinstance(value, bool) or not isinstance(value, info.types):
-        expected = " or ".join(kind.__name__ for kind in info.types)
-        raise ResultError(f"metadata {name!r}: expected {expected}, got {type(value).__name__} {value!r}")
-    if isinstance(value, list):
-        value = list(value)  # a run owns its metadata: no shared lists
-    elif isinstance(value, str):
+    kind = type(value)
+    # exact type first: loading a big file checks tens of thousands of items
+    if kind not in info.types or type(name) is not str or not name:
+        _check_name_and_type(name, value, info)
+    if isinstance(value, str):
         value = value.strip()
         if not value:
             raise ResultError(f"metadata {name!r}: value is empty")
         if "\n" in value or "\r" in value:
             raise ResultError(f"metadata {name!r}: newline characters are not allowed: {value!r}")
-    elif isinstance(value, float) and not math.isfinite(value):
+    elif kind is float and not math.isfinite(value):
         raise ResultError(f"metadata {name!r}: value must be finite, got {value!r}")
+    elif isinstance(value, list):
+        value = list(value)  # a run owns its metadata: no shared lists
     if info.check is not None and not info.check(value):
         raise ResultError(f"metadata {name!r}: {info.check_text}, got {value!r}")
     return value
