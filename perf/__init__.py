@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import importlib
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+
+# Not "from typing import TYPE_CHECKING": typing costs milliseconds to
+# import, and every worker process imports perf.  Type checkers treat a
+# module-level TYPE_CHECKING as true.
+TYPE_CHECKING = False
 
 VERSION = (3, 0, 0)
 __version__ = ".".join(map(str, VERSION))
@@ -37,6 +41,8 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     from perf.collect.python import python_has_jit, python_implementation
     from perf.model.benchmark import Benchmark
     from perf.model.run import Run
