@@ -41,10 +41,6 @@ def _is_tag_list(value: Any) -> bool:
     return all(isinstance(tag, str) and tag not in ("", "all") for tag in value)
 
 
-def _is_phase(value: Any) -> bool:
-    return len(value) == 2 and all(isinstance(item, str) and item for item in value)
-
-
 def _is_unit(value: Any) -> bool:
     return value in UNITS
 
@@ -111,7 +107,6 @@ METADATA: dict[str, MetadataInfo] = {
     "date": _DATE,
     "boot_time": _DATE,
     "tags": MetadataInfo((list,), _is_tag_list, "must be a list of tags other than '' and 'all'", "tag"),
-    "phase": MetadataInfo((list, tuple), _is_phase, "must be a pair of non-empty strings"),
 }
 
 DEFAULT_INFO = MetadataInfo((int, float, str))

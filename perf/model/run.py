@@ -83,6 +83,8 @@ class Run:
         checked_warmups = check_warmups(warmups) if warmups is not None else ()
         if not checked_values and not checked_warmups:
             raise ResultError("a run needs values or warmups: both are empty")
+        if metadata is not None and not isinstance(metadata, Mapping):
+            raise ResultError(f"metadata must be a dict, got {type(metadata).__name__}")
         if collect_metadata:
             from perf.collect import collect_metadata as collect
 

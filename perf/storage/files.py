@@ -69,7 +69,7 @@ def _read(file: FileArgument) -> tuple[bytes, str]:
     try:
         content = file.read()  # type: ignore[union-attr]
     except (OSError, ValueError) as exc:
-        raise ResultFileError(name, f"cannot read: {exc}") from None
+        raise ResultFileError(name, f"cannot read: {exc}", getattr(exc, "errno", None)) from None
     return (content.encode("utf-8") if isinstance(content, str) else content), name
 
 
@@ -281,6 +281,8 @@ def add_runs(filename: PathLike, result: Result) -> None:
     """
     _as_suite(result)  # type check before touching anything
     path = os.fsdecode(filename)
+    if os.path.islink(path):
+        path = os.path.realpath(path)  # lock the folder the data lives in
     with folder_lock(path):
         if not os.path.lexists(path):
             dump(result, path)

@@ -23,7 +23,6 @@ from perf.render.units import VALUE_FORMATTERS
 
 DATE_ERROR = "must be a date 'YYYY-MM-DD HH:MM:SS[.ffffff]'"
 TAGS_ERROR = "must be a list of tags other than '' and 'all'"
-PHASE_ERROR = "must be a pair of non-empty strings"
 
 
 # --- accepted values ---------------------------------------------------------
@@ -66,8 +65,6 @@ PHASE_ERROR = "must be a pair of non-empty strings"
         ("tags", []),
         ("tags", ["numeric"]),
         ("tags", ["numeric", "apps"]),
-        ("phase", ["warmup", "main"]),
-        ("phase", ("warmup", "main")),
         # any other key: int, float or str
         ("description", "a benchmark"),
         ("custom_int", 0),
@@ -146,12 +143,8 @@ def test_str_values_are_stripped(name: str, value: str, expected: str) -> None:
         ("tags", ["all"], f"metadata 'tags': {TAGS_ERROR}, got ['all']"),
         ("tags", ["a", ""], f"metadata 'tags': {TAGS_ERROR}, got ['a', '']"),
         ("tags", [1], f"metadata 'tags': {TAGS_ERROR}, got [1]"),
-        # phase
-        ("phase", ["warmup"], f"metadata 'phase': {PHASE_ERROR}, got ['warmup']"),
-        ("phase", ["a", ""], f"metadata 'phase': {PHASE_ERROR}, got ['a', '']"),
-        ("phase", ["a", "b", "c"], f"metadata 'phase': {PHASE_ERROR}, got ['a', 'b', 'c']"),
-        ("phase", [1, "b"], f"metadata 'phase': {PHASE_ERROR}, got [1, 'b']"),
-        ("phase", "ab", "metadata 'phase': expected list or tuple, got str 'ab'"),
+        # 'phase' is not a key of pyperf 2.10: a list would make the file unreadable there
+        ("phase", ["warmup", "main"], "metadata 'phase': expected int or float or str, got list ['warmup', 'main']"),
         # dates
         ("date", "yesterday", f"metadata 'date': {DATE_ERROR}, got 'yesterday'"),
         ("date", "2024-13-01 00:00:00", f"metadata 'date': {DATE_ERROR}, got '2024-13-01 00:00:00'"),
@@ -302,7 +295,6 @@ def test_registry_formatters_exist(name: str) -> None:
         ("load_avg_1min", None),
         ("date", None),
         ("boot_time", None),
-        ("phase", None),
     ],
 )
 def test_registry_units(name: str, unit: str | None) -> None:

@@ -198,7 +198,7 @@ def test_list_metadata_is_not_shared_with_the_caller() -> None:
     assert run.get_metadata()["tags"] == ["numeric"]
 
 
-@pytest.mark.parametrize(("key", "value"), [("tags", ["numeric"]), ("phase", ["warmup", "main"])])
+@pytest.mark.parametrize(("key", "value"), [("tags", ["numeric"]), ("tags", [])])
 def test_get_metadata_lists_are_copies(key: str, value: list[str]) -> None:
     run = make_run(name="bench", **{key: list(value)})
     run.get_metadata()[key].append("x")
@@ -393,3 +393,8 @@ def test_remove_warmups_without_warmups_returns_the_run() -> None:
 def test_remove_warmups_keeps_a_calibration_run_valid() -> None:
     run = make_run((), warmups=[(1, 0.5)], calibrate_loops=1)
     assert run.remove_warmups() is run
+
+
+def test_metadata_must_be_a_mapping_even_when_collecting() -> None:
+    with pytest.raises(ResultError, match=re.escape("metadata must be a dict, got list")):
+        Run([1.0], metadata=[("name", "b")])  # type: ignore[arg-type]

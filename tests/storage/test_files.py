@@ -308,3 +308,14 @@ def test_add_runs_merges_all_or_nothing(tmp_path):
     with pytest.raises(IncompatibleRunError):
         suite.add_runs(incoming)
     assert suite.get_benchmark("a").get_values() == (1.0,)  # nothing merged in memory either
+
+
+def test_add_runs_through_a_symlink_updates_the_target(tmp_path):
+    (tmp_path / "data").mkdir()
+    target = tmp_path / "data" / "real.json"
+    link = tmp_path / "link.json"
+    make_bench("a", (1.0,)).dump(str(target))
+    link.symlink_to(target)
+    perf.add_runs(str(link), make_bench("a", (2.0,)))
+    assert link.is_symlink()
+    assert all_values(str(target)) == {"a": (1.0, 2.0)}
