@@ -169,7 +169,8 @@ def dump(result: Result, file: FileArgument, compact: bool = True, replace: bool
 
 def _temporary_path(path: str) -> str:
     directory, base = os.path.split(path)
-    return os.path.join(directory, f".{base}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    # base[:200]: the temporary name must stay within NAME_MAX (255)
+    return os.path.join(directory, f".{base[:200]}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
 
 
 def _fsync_directory(directory: str) -> None:
@@ -194,8 +195,6 @@ def _install(temporary: str, path: str, replace: bool) -> None:
         return
     try:
         os.link(temporary, path)
-    except FileExistsError:
-        raise
     except OSError as exc:
         # No hard links here (FAT, some network file systems): check, then
         # rename.  add_runs() holds the folder lock around this.

@@ -319,3 +319,9 @@ def test_add_runs_through_a_symlink_updates_the_target(tmp_path):
     perf.add_runs(str(link), make_bench("a", (2.0,)))
     assert link.is_symlink()
     assert all_values(str(target)) == {"a": (1.0, 2.0)}
+
+
+def test_dump_with_the_longest_file_name(tmp_path):
+    path = tmp_path / ("x" * 250 + ".json")
+    make_bench().dump(str(path))
+    assert perf.Benchmark.load(str(path)).get_values() == (1.0, 2.0)
