@@ -27,7 +27,7 @@ def _read_version() -> str:
 
 project = "perf"
 author = "the perf authors"
-copyright = "the perf authors"  # noqa: A001 (Sphinx setting name)
+copyright = "the perf authors"
 version = release = _read_version()
 
 extensions: list[str] = []
