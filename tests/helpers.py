@@ -16,3 +16,21 @@ def make_tree(root: Path, files: dict[str, str]) -> SysFS:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
     return SysFS(root)
+
+
+class FakeClock:
+    """A clock for deterministic timing tests: each call advances the time
+    by *step* seconds, rounded down to multiples of *tick* (a coarse clock)."""
+
+    def __init__(self, step: float = 1e-7, tick: float = 0.0, start: float = 1000.0) -> None:
+        self.step = step
+        self.tick = tick
+        self.now = start
+        self.calls = 0
+
+    def __call__(self) -> float:
+        self.calls += 1
+        self.now += self.step
+        if self.tick:
+            return (self.now // self.tick) * self.tick
+        return self.now

@@ -1,0 +1,1 @@
+"""Everything that runs code and produces Runs (the runner, its workers)."""
