@@ -1,0 +1,113 @@
+"""What one worker measures: calibration steps, warmups and values.
+
+:func:`measure` drives a *time function* (``loops -> seconds for all the
+loops``, as ``Runner.bench_time_func`` takes) through the calibration
+decisions of :mod:`perf.measure.calibration`, then the warmups, then the
+values, and returns them normalised per loop iteration.  Loop calibration
+happens inside the first worker, whose values are kept: no process is spent
+on calibration alone.
+
+Must not: spawn processes, collect metadata, print.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, NamedTuple
+
+from perf.errors import WorkerError
+from perf.measure.calibration import TimerInfo, is_accepted, next_loops, target_seconds
+
+#: loops -> seconds taken by that many loops of the benchmark
+TimeFunction = Callable[[int], float]
+
+#: calibration steps before the last loop count is taken as it is (a
+#: benchmark whose values jump by more than 30 % can oscillate forever)
+MAX_CALIBRATION_STEPS = 32
+
+
+class SamplingPlan(NamedTuple):
+    """How many of each sample one worker takes."""
+
+    values: int
+    warmups: int
+    #: loops per value; 0 asks this worker to calibrate them first
+    loops: int
+    min_time: float
+    inner_loops: int = 1
+
+
+class Samples(NamedTuple):
+    """What a worker measured, per loop iteration."""
+
+    values: tuple[float, ...]
+    #: calibration steps first, then the warmups: (loops, value) pairs
+    warmups: tuple[tuple[int, float], ...]
+    loops: int
+    #: number of leading warmups that were calibration steps
+    calibration_steps: int
+
+
+def _timed(time_function: TimeFunction, loops: int) -> float:
+    raw = time_function(loops)
+    if not isinstance(raw, (int, float)) or isinstance(raw, bool) or not 0 <= raw < math.inf:
+        raise WorkerError(f"the time function must return seconds >= 0, got {raw!r}")
+    return float(raw)
+
+
+def _calibrate(
+    time_function: TimeFunction, plan: SamplingPlan, timer: TimerInfo, warmups: list[tuple[int, float]]
+) -> int:
+    target = target_seconds(plan.min_time, timer)
+    loops = 1
+    for _ in range(MAX_CALIBRATION_STEPS):
+        raw = _timed(time_function, loops)
+        warmups.append((loops, raw / (loops * plan.inner_loops)))
+        if is_accepted(raw, loops, target):
+            return loops
+        loops = next_loops(loops, raw, target)
+    return loops
+
+
+def measure(
+    time_function: TimeFunction,
+    plan: SamplingPlan,
+    timer: TimerInfo,
+    on_sample: Callable[[str, int, float], None] | None = None,
+) -> Samples:
+    """Calibrate loops if ``plan.loops`` is 0, then take the warmups and
+    the values.  *on_sample(kind, loops, raw_seconds)* is called after each
+    sample (``kind`` is ``"calibration"``, ``"warmup"`` or ``"value"``), for
+    verbose output.
+
+    Raises :class:`~perf.errors.WorkerError` when a value is 0 (the clock is
+    too coarse for the loop count) and
+    :class:`~perf.errors.CalibrationError` when no loop count can reach the
+    target.
+    """
+    per_iteration = plan.inner_loops
+    warmups: list[tuple[int, float]] = []
+    loops = plan.loops
+    steps = 0
+    if loops == 0:
+        loops = _calibrate(time_function, plan, timer, warmups)
+        steps = len(warmups)
+        if on_sample is not None:
+            for step_loops, value in warmups:
+                on_sample("calibration", step_loops, value * step_loops * per_iteration)
+    for _ in range(plan.warmups):
+        raw = _timed(time_function, loops)
+        warmups.append((loops, raw / (loops * per_iteration)))
+        if on_sample is not None:
+            on_sample("warmup", loops, raw)
+    values = []
+    for _ in range(plan.values):
+        raw = _timed(time_function, loops)
+        if raw == 0:
+            raise WorkerError(
+                f"a value of {loops} loops took 0 seconds: the clock is too coarse (use more loops or --min-time)"
+            )
+        values.append(raw / (loops * per_iteration))
+        if on_sample is not None:
+            on_sample("value", loops, raw)
+    return Samples(tuple(values), tuple(warmups), loops, steps)
