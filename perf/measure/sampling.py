@@ -55,18 +55,8 @@ def _timed(time_function: TimeFunction, loops: int) -> float:
     return float(raw)
 
 
-def _calibrate(
-    time_function: TimeFunction, plan: SamplingPlan, timer: TimerInfo, warmups: list[tuple[int, float]]
-) -> int:
-    target = target_seconds(plan.min_time, timer)
-    loops = 1
-    for _ in range(MAX_CALIBRATION_STEPS):
-        raw = _timed(time_function, loops)
-        warmups.append((loops, raw / (loops * plan.inner_loops)))
-        if is_accepted(raw, loops, target):
-            return loops
-        loops = next_loops(loops, raw, target)
-    return loops
+def _ignore(kind: str, loops: int, raw: float) -> None:
+    pass
 
 
 def measure(
@@ -85,29 +75,37 @@ def measure(
     :class:`~perf.errors.CalibrationError` when no loop count can reach the
     target.
     """
-    per_iteration = plan.inner_loops
+    report = on_sample or _ignore
     warmups: list[tuple[int, float]] = []
-    loops = plan.loops
-    steps = 0
-    if loops == 0:
-        loops = _calibrate(time_function, plan, timer, warmups)
-        steps = len(warmups)
-        if on_sample is not None:
-            for step_loops, value in warmups:
-                on_sample("calibration", step_loops, value * step_loops * per_iteration)
-    for _ in range(plan.warmups):
+
+    def take(kind: str, loops: int) -> float:
+        """Time one sample, report it, return its raw seconds."""
         raw = _timed(time_function, loops)
-        warmups.append((loops, raw / (loops * per_iteration)))
-        if on_sample is not None:
-            on_sample("warmup", loops, raw)
+        report(kind, loops, raw)
+        return raw
+
+    def per_iteration(raw: float, loops: int) -> float:
+        return raw / (loops * plan.inner_loops)
+
+    loops = plan.loops
+    if loops == 0:
+        target = target_seconds(plan.min_time, timer)
+        loops = 1
+        for _ in range(MAX_CALIBRATION_STEPS):
+            raw = take("calibration", loops)
+            warmups.append((loops, per_iteration(raw, loops)))
+            if is_accepted(raw, loops, target):
+                break
+            loops = next_loops(loops, raw, target)
+    steps = len(warmups)
+    for _ in range(plan.warmups):
+        warmups.append((loops, per_iteration(take("warmup", loops), loops)))
     values = []
     for _ in range(plan.values):
-        raw = _timed(time_function, loops)
+        raw = take("value", loops)
         if raw == 0:
             raise WorkerError(
                 f"a value of {loops} loops took 0 seconds: the clock is too coarse (use more loops or --min-time)"
             )
-        values.append(raw / (loops * per_iteration))
-        if on_sample is not None:
-            on_sample("value", loops, raw)
+        values.append(per_iteration(raw, loops))
     return Samples(tuple(values), tuple(warmups), loops, steps)
