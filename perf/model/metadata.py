@@ -157,7 +157,7 @@ def check_metadata(name: str, value: MetadataValue) -> MetadataValue:
             raise ResultError(f"metadata {name!r}: value is empty")
         if "\n" in value or "\r" in value:
             raise ResultError(f"metadata {name!r}: newline characters are not allowed: {value!r}")
-    elif kind is float and not math.isfinite(value):
+    elif isinstance(value, float) and not math.isfinite(value):
         raise ResultError(f"metadata {name!r}: value must be finite, got {value!r}")
     elif isinstance(value, list):
         value = list(value)  # a run owns its metadata: no shared lists

@@ -386,3 +386,11 @@ def test_exclude_keys(metadata: dict[str, object], common: dict[str, object], ex
     result = exclude_keys(metadata, common)
     assert result == expected
     assert result is not metadata
+
+
+def test_float_subclasses_must_be_finite_too() -> None:
+    class Seconds(float):
+        pass
+
+    with pytest.raises(ResultError, match=re.escape("metadata 'x': value must be finite, got nan")):
+        check_metadata("x", Seconds("nan"))
