@@ -74,6 +74,10 @@ class Benchmark:
     def add_run(self, run: Run) -> None:
         """Append *run* after checking it is compatible with the others."""
         self.check_run(run)
+        self._append(run)
+
+    def _append(self, run: Run) -> None:
+        """Append a run already checked by check_run()."""
         if self._runs:
             common = self._get_common_metadata()
             for key in [key for key, value in common.items() if run._metadata.get(key) != value]:
@@ -86,7 +90,7 @@ class Benchmark:
         or none when one is incompatible."""
         self.check_benchmark(benchmark)
         for run in benchmark._runs:
-            self.add_run(run)
+            self._append(run)
 
     def check_benchmark(self, benchmark: Benchmark) -> None:
         """Raise unless every run of *benchmark* could be added to this one."""
