@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
+from perf.errors import UsageError
 from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
 from perf.storage import files
@@ -30,8 +31,6 @@ def select_benchmarks(suite: BenchmarkSuite, names: Sequence[str] | None) -> lis
     """The benchmarks of *suite* named in *names* (all when None)."""
     if not names:
         return suite.get_benchmarks()
-    from perf.errors import UsageError
-
     selected = [benchmark for benchmark in suite if benchmark.get_name() in names]
     if not selected:
         raise UsageError(f"{suite.filename}: no benchmark named " + ", ".join(repr(name) for name in names))
