@@ -19,6 +19,7 @@ VERSION = (3, 0, 0)
 __version__ = ".".join(map(str, VERSION))
 
 __all__ = [
+    "Runner",
     "perf_counter",
     "python_implementation",
     "python_has_jit",
@@ -31,6 +32,7 @@ __all__ = [
 
 #: public name -> module that defines it
 _LAZY = {
+    "Runner": "perf.cli.runner",
     "Run": "perf.model.run",
     "Benchmark": "perf.model.benchmark",
     "BenchmarkSuite": "perf.model.suite",
@@ -43,6 +45,7 @@ _LAZY = {
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
+    from perf.cli.runner import Runner
     from perf.collect.python import python_has_jit, python_implementation
     from perf.model.benchmark import Benchmark
     from perf.model.run import Run

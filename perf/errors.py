@@ -72,6 +72,10 @@ class WorkerError(PerfError, RuntimeError):
     """A worker process failed, crashed or sent invalid data."""
 
 
+class WorkerTimeoutError(WorkerError):
+    """A worker process ran longer than ``--timeout`` (exit status 124)."""
+
+
 class CalibrationError(PerfError):
     """Loop or warmup calibration could not reach a usable state."""
 

@@ -19,7 +19,12 @@ from perf.errors import PerfError, UsageError
 #: command name -> module (imported lazily: each brings only what it needs)
 COMMANDS = {
     "show": "perf.cli.show",
+    "timeit": "perf.cli.timeit",
+    "command": "perf.cli.command",
 }
+
+#: commands that parse their own options (a Runner's): ``main(argv) -> int``
+RUNNER_COMMANDS = ("timeit", "command")
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -40,12 +45,18 @@ def build_parser() -> ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for name in COMMANDS:
         module = _load(name)
+        if name in RUNNER_COMMANDS:
+            subparsers.add_parser(name, help=module.HELP, add_help=False)
+            continue
         command_parser = subparsers.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(command_parser)
     return parser
 
 
 def _run(argv: Sequence[str]) -> int:
+    if argv and argv[0] in RUNNER_COMMANDS:
+        status: int = _load(argv[0]).main(argv[1:])
+        return status
     parser = build_parser()
     args = parser.parse_args(list(argv))
     if not args.command:

@@ -17,6 +17,7 @@ from typing import Callable, NamedTuple
 
 from perf.errors import WorkerError
 from perf.measure.calibration import TimerInfo, is_accepted, next_loops, target_seconds
+from perf.measure.steady import WINDOW, SteadyState, classify
 
 #: loops -> seconds taken by that many loops of the benchmark
 TimeFunction = Callable[[int], float]
@@ -30,11 +31,15 @@ class SamplingPlan(NamedTuple):
     """How many of each sample one worker takes."""
 
     values: int
-    warmups: int
+    #: warmup values; None finds this process's steady state (JIT runtimes)
+    warmups: int | None
     #: loops per value; 0 asks this worker to calibrate them first
     loops: int
     min_time: float
     inner_loops: int = 1
+    #: steady-state search: most warmup values, and most seconds spent
+    max_warmups: int = 300
+    max_warmup_time: float = 30.0
 
 
 class Samples(NamedTuple):
@@ -46,6 +51,8 @@ class Samples(NamedTuple):
     loops: int
     #: number of leading warmups that were calibration steps
     calibration_steps: int
+    #: with ``warmups=None``: how the warmup values settled
+    steady: SteadyState | None = None
 
 
 def _timed(time_function: TimeFunction, loops: int) -> float:
@@ -98,8 +105,12 @@ def measure(
                 break
             loops = next_loops(loops, raw, target)
     steps = len(warmups)
-    for _ in range(plan.warmups):
-        warmups.append((loops, per_iteration(take("warmup", loops), loops)))
+    steady = None
+    if plan.warmups is None:
+        steady = _warm_up(lambda: per_iteration(take("warmup", loops), loops), plan, warmups, loops)
+    else:
+        for _ in range(plan.warmups):
+            warmups.append((loops, per_iteration(take("warmup", loops), loops)))
     values = []
     for _ in range(plan.values):
         raw = take("value", loops)
@@ -108,4 +119,25 @@ def measure(
                 f"a value of {loops} loops took 0 seconds: the clock is too coarse (use more loops or --min-time)"
             )
         values.append(per_iteration(raw, loops))
-    return Samples(tuple(values), tuple(warmups), loops, steps)
+    return Samples(tuple(values), tuple(warmups), loops, steps, steady)
+
+
+def _warm_up(
+    sample: Callable[[], float], plan: SamplingPlan, warmups: list[tuple[int, float]], loops: int
+) -> SteadyState:
+    """Take warmup values, a window at a time, until the last segment of
+    the sequence is long enough to call steady, or the budget is spent
+    (design/statistics.md R8: never an error, a classification)."""
+    sequence: list[float] = []
+    spent = 0.0
+    while True:
+        for _ in range(WINDOW):
+            value = sample()
+            sequence.append(value)
+            warmups.append((loops, value))
+            spent += value * loops * plan.inner_loops
+        state = classify(sequence)
+        if state.kind != "no steady state":
+            return state
+        if len(sequence) >= plan.max_warmups or spent >= plan.max_warmup_time:
+            return state

@@ -67,6 +67,14 @@ def _is_date(value: Any) -> bool:
     return True
 
 
+#: per-process classification of a JIT warmup (perf.measure.steady)
+STEADY_STATES = ("flat", "warmup", "slowdown", "no steady state")
+
+
+def _is_steady_state(value: str) -> bool:
+    return value in STEADY_STATES
+
+
 class MetadataInfo(NamedTuple):
     """What is known about one metadata key."""
 
@@ -107,6 +115,12 @@ METADATA: dict[str, MetadataInfo] = {
     "date": _DATE,
     "boot_time": _DATE,
     "tags": MetadataInfo((list,), _is_tag_list, "must be a list of tags other than '' and 'all'", "tag"),
+    # perf additions: the clock probe, layout padding, JIT steady state
+    "timer_call_cost": _SECONDS,
+    "timer_effective_resolution": _SECONDS,
+    "env_padding": MetadataInfo((int,), _not_negative, "must be >= 0", "byte", "filesize"),
+    "steady_state": MetadataInfo((str,), _is_steady_state, "must be one of " + ", ".join(STEADY_STATES)),
+    "steady_state_warmups": _WARMUPS,
 }
 
 DEFAULT_INFO = MetadataInfo((int, float, str))

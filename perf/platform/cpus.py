@@ -85,3 +85,19 @@ def get_cpu_affinity() -> set[int] | None:
     if hasattr(process, "cpu_affinity"):
         return set(process.cpu_affinity())
     return None
+
+
+def set_cpu_affinity(cpus: Iterable[int]) -> bool:
+    """Pin this process to *cpus*; False when the platform cannot."""
+    cpus = set(cpus)
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, cpus)
+        return True
+    psutil = load_psutil()
+    if psutil is None:
+        return False
+    process = psutil.Process()
+    if not hasattr(process, "cpu_affinity"):
+        return False
+    process.cpu_affinity(sorted(cpus))
+    return True

@@ -28,9 +28,30 @@ def format_result_value(benchmark: Benchmark) -> str:
     return f"{mean} +- {stdev}"
 
 
-def format_result(benchmark: Benchmark) -> str:
-    """``'Mean +- std dev: 22.5 ms +- 0.2 ms'`` (pyperf's grep-able line)."""
+def format_interval(benchmark: Benchmark) -> str | None:
+    """``'95% CI: 22.4 ms .. 22.6 ms, 20 processes'``: the confidence
+    interval of the mean of process means (design/statistics.md R1)."""
+    try:  # TEMPORARY
+        from perf.analysis.intervals import benchmark_mean_interval
+    except ImportError:
+        return None
+
+    interval = benchmark_mean_interval(benchmark)
+    if interval is None:
+        return None
+    low, high = benchmark.format_values((interval.low, interval.high))
+    return f"{interval.confidence:.0%} CI: {low} .. {high}, {interval.n} processes"
+
+
+def format_result(benchmark: Benchmark, interval: bool = False) -> str:
+    """``'Mean +- std dev: 22.5 ms +- 0.2 ms'`` (pyperf's grep-able line),
+    followed with *interval* by the confidence interval of the mean."""
     values = benchmark.get_values()
     if len(values) < 2:
         return format_result_value(benchmark)
-    return f"Mean +- std dev: {format_result_value(benchmark)}"
+    text = f"Mean +- std dev: {format_result_value(benchmark)}"
+    if interval:
+        ci = format_interval(benchmark)
+        if ci is not None:
+            text += f" ({ci})"
+    return text

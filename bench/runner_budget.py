@@ -1,0 +1,140 @@
+"""perf's default run against pyperf's, side by side, interleaved.
+
+Runs the same benchmarks with ``python -m perf`` and (when installed)
+``python -m pyperf``, alternating the order inside each round so that
+machine drift hits both tools alike, and prints per tool:
+
+* wall time of the whole command (median over rounds);
+* efficiency: time spent measuring (every calibration, warmup and value
+  sample) / wall time;
+* start-up cost per worker: (wall time - time measuring) / workers;
+* the process-level standard error of the mean: standard deviation of the
+  per-process means / sqrt(processes), as a percentage of the mean
+  (design/statistics.md R1) -- the precision the run actually bought.
+
+Usage::
+
+    python bench/runner_budget.py [--rounds 5] [--python PYTHON] [-- extra runner options]
+
+PYTHON must be able to import perf (run from the source tree, or installed)
+and, for the comparison, pyperf.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+
+from perf.storage.files import load_benchmark  # noqa: E402
+
+SCRIPT = """
+import sys
+if sys.argv.pop(1) == "pyperf":
+    import pyperf
+else:
+    import perf as pyperf
+
+def work(n):
+    return sorted(str(i) for i in range(n))
+
+runner = pyperf.Runner()
+runner.bench_func("sort_strings", work, 200)
+"""
+
+STATEMENT = "sorted(range(1000))"
+
+
+def _raw_time(benchmark: object) -> float:
+    total = 0.0
+    for run in benchmark.get_runs():  # type: ignore[attr-defined]
+        inner = run.get_inner_loops()
+        for loops, value in run.warmups:
+            total += value * loops * inner
+        total += sum(run.values) * run.get_loops() * inner
+    return total
+
+
+def measure(command: list[str], output: str, env: dict[str, str]) -> dict[str, float]:
+    start = time.perf_counter()
+    subprocess.run([*command, "-q", "-o", output], check=True, env=env, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    benchmark = load_benchmark(output)
+    os.unlink(output)
+    runs = benchmark.get_runs()
+    workers = len({run.get_metadata().get("date") for run in runs})
+    means = [statistics.fmean(run.values) for run in runs if run.values]
+    mean = statistics.fmean(means)
+    se = statistics.stdev(means) / math.sqrt(len(means))
+    measuring = _raw_time(benchmark)
+    return {
+        "wall": wall,
+        "efficiency": measuring / wall,
+        "startup": (wall - measuring) / workers,
+        "se": 100 * se / mean,
+        "processes": len(means),
+        "values": benchmark.get_nvalue(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("extra", nargs="*", help="extra runner options for both tools")
+    args = parser.parse_args()
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    have_pyperf = (
+        subprocess.run([args.python, "-c", "import pyperf"], env=env, capture_output=True, check=False).returncode == 0
+    )
+    tools = ["perf", "pyperf"] if have_pyperf else ["perf"]
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "bench_script.py")
+        with open(script, "w") as file:
+            file.write(SCRIPT)
+        cases = {
+            f"timeit {STATEMENT!r}": lambda tool: [args.python, "-m", tool, "timeit", *args.extra, STATEMENT],
+            "bench script (bench_func)": lambda tool: [args.python, script, tool, *args.extra],
+        }
+        results: dict[tuple[str, str], list[dict[str, float]]] = {}
+        for round_index in range(args.rounds):
+            order = tools if round_index % 2 == 0 else tools[::-1]
+            for case, build in cases.items():
+                for tool in order:
+                    figures = measure(build(tool), os.path.join(tmp, f"{tool}.json"), env)
+                    results.setdefault((case, tool), []).append(figures)
+            print(f"round {round_index + 1}/{args.rounds} done", file=sys.stderr)
+    print(f"Python: {args.python}; {args.rounds} rounds, tools interleaved; medians over rounds")
+    print()
+    header = f"{'case':32} {'tool':7} {'processes x values':>18} {'wall (s)':>9} {'efficiency':>10} "
+    header += f"{'start-up/worker':>15} {'SE of mean':>10}"
+    print(header)
+    print("-" * len(header))
+    for case in cases:
+        for tool in tools:
+            runs = results[(case, tool)]
+            med = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+            shape = f"{med['processes']:.0f} x {med['values'] / med['processes']:.0f}"
+            print(
+                f"{case:32} {tool:7} {shape:>18} {med['wall']:9.2f} {med['efficiency']:10.0%} "
+                f"{med['startup'] * 1e3:12.0f} ms {med['se']:9.2f}%"
+            )
+        if len(tools) == 2:
+            perf_wall = statistics.median(run["wall"] for run in results[(case, "perf")])
+            pyperf_wall = statistics.median(run["wall"] for run in results[(case, "pyperf")])
+            print(f"{'':32} perf wall time = {perf_wall / pyperf_wall:.0%} of pyperf's")
+    print()
+    print("SE of mean: standard deviation of process means / sqrt(processes), % of the mean.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""``python -m perf command [options] -- PROGRAM [ARGS...]``: benchmark a program.
+
+Measures the wall time of running the program (its output is discarded);
+with ``--track-memory`` the value is its peak resident memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Sequence
+
+HELP = "Benchmark the wall time of a program, in many worker processes."
+
+
+def _program(args: argparse.Namespace) -> list[str]:
+    program: list[str] = args.program
+    return program[1:] if program[:1] == ["--"] else program
+
+
+def _worker_arguments(command: list[str], args: argparse.Namespace) -> None:
+    command += ["--name", args.name, "--", *_program(args)]
+
+
+def main(argv: Sequence[str]) -> int:
+    from perf.cli.runner import ArgumentParser, Runner
+
+    parser = ArgumentParser(prog="python -m perf command", description=HELP)
+    runner = Runner(
+        program_args=("-m", "perf", "command"),
+        _argparser=parser,
+        show_name=False,
+        add_cmdline_args=_worker_arguments,
+    )
+    runner._command = "command"
+    parser.add_argument("--name", default="command", help="benchmark name (default: %(default)s)")
+    parser.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments (after --)")
+    args = runner.parse_args(argv)
+    program = _program(args)
+    if not program:
+        parser.error("missing the program to benchmark (python -m perf command -- PROGRAM ARGS...)")
+    runner.bench_command(args.name, program)
+    return 0

@@ -1,0 +1,166 @@
+"""What the runner prints: progress, verbose samples, results, warnings.
+
+Progress goes to stderr: on a terminal one line rewritten in place
+(processes done / total, time left), otherwise one dot per worker.
+Results go to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any, Callable, Sequence, TextIO
+
+from perf.measure.tasks import Task
+from perf.model.benchmark import Benchmark
+
+
+def sample_printer(task: Task) -> Callable[[str, int, float], None]:
+    """Verbose mode in a worker: one line per sample, as pyperf prints them."""
+    from perf.render.units import format_timedelta
+
+    counts: dict[str, int] = {}
+    inner = task.inner_loops or 1
+
+    def on_sample(kind: str, loops: int, raw: float) -> None:
+        counts[kind] = counts.get(kind, 0) + 1
+        value = format_timedelta(raw / (loops * inner))
+        print(f"{kind.capitalize()} {counts[kind]}: {value} (loops: {loops}, raw: {format_timedelta(raw)})", flush=True)
+
+    return on_sample
+
+
+def _format_left(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes, seconds = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+class ProgressLine:
+    """Processes done / total and time left, on stderr."""
+
+    def __init__(self, quiet: bool, prefix: str = "", stream: TextIO | None = None, verbose: bool = False) -> None:
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self.verbose = verbose
+        self.prefix = prefix
+        self.tty = self.stream.isatty()
+        self.printed = False
+        self.started = time.monotonic()
+
+    def update(self, progress: Any) -> None:
+        """Called by the manager after each worker (a ``Progress``)."""
+        output = progress.output
+        if output.stderr.strip():
+            self._clear()
+            self.stream.write(output.stderr if output.stderr.endswith("\n") else output.stderr + "\n")
+        if self.quiet:
+            return
+        if self.verbose:
+            print(f"{self.prefix}Worker {progress.done}/{progress.total}: {output.elapsed:.2f} s", flush=True)
+            print(flush=True)
+            return
+        if self.tty:
+            left = progress.elapsed / progress.done * (progress.total - progress.done)
+            text = f"{self.prefix}{progress.name}: {progress.done}/{progress.total} processes"
+            if progress.done < progress.total:
+                text += f", {_format_left(left)} left"
+            self.stream.write("\r\x1b[K" + text)
+        else:
+            self.stream.write(".")
+        self.stream.flush()
+        self.printed = True
+
+    def _clear(self) -> None:
+        if self.printed:
+            self.stream.write("\r\x1b[K" if self.tty else "\n")
+            self.printed = False
+
+    def close(self) -> None:
+        if self.printed:
+            self.stream.write("\r\x1b[K" if self.tty else "\n")
+            self.stream.flush()
+            self.printed = False
+
+
+def print_layout_warnings(args: argparse.Namespace) -> None:
+    import os
+
+    from perf.measure.environment import layout_warnings, worker_environment
+
+    if args.quiet:
+        return
+    env = worker_environment(
+        os.environ, inherit=args.inherit_environ or (), copy_env=args.copy_env, locale=not args.no_locale
+    )
+    for warning in layout_warnings(env):
+        print(f"WARNING: {warning}", file=sys.stderr)
+
+
+def _extra_displays(benchmark: Benchmark, args: argparse.Namespace) -> list[str]:
+    lines: list[str] = []
+    if args.metadata:
+        from perf.render.metadata import format_metadata_lines
+
+        lines += ["Metadata:", *("- " + line for line in format_metadata_lines(benchmark.get_metadata())), ""]
+    if args.dump:
+        from perf.render.dump import format_dump
+
+        lines += [*format_dump(benchmark, quiet=args.quiet, verbose=args.verbose), ""]
+    if args.hist:
+        from perf.render.hist import format_histogram
+
+        lines += [*format_histogram([(None, benchmark)]), ""]
+    if args.stats:
+        from perf.render.stats import format_stats
+
+        lines += [*format_stats(benchmark), ""]
+    return lines
+
+
+def print_result(benchmark: Benchmark, args: argparse.Namespace, show_name: bool, checks: bool) -> None:
+    """Extra displays, stability warnings, then the result line."""
+    from perf.render.benchmark import format_result
+
+    lines = _extra_displays(benchmark, args)
+    if checks:
+        lines += _check_lines(benchmark)
+    line = format_result(benchmark, interval=True)
+    lines.append(f"{benchmark.get_name()}: {line}" if show_name else line)
+    print("\n".join(lines), flush=True)
+
+
+def _check_lines(benchmark: Benchmark) -> list[str]:
+    try:  # TEMPORARY
+        from perf.analysis.checks import check_benchmark
+        from perf.render.checks import format_warnings
+    except ImportError:
+        return []
+
+    checks = check_benchmark(benchmark)
+    if not checks:
+        return []
+    return [*format_warnings(checks, benchmark), ""]
+
+
+def print_comparison(
+    name: str | None, labels: Sequence[str], benchmarks: Sequence[Benchmark], args: argparse.Namespace
+) -> None:
+    """``--compare-to``: both results, then the ratio of the means."""
+    from perf.render.benchmark import format_result
+
+    reference, changed = benchmarks
+    for label, benchmark in zip(labels, benchmarks):
+        line = format_result(benchmark, interval=True)
+        print(f"{label}: {name + ': ' if name else ''}{line}")
+    print()
+    ratio = changed.mean() / reference.mean()
+    speed = f"{ratio:.2f}x slower" if ratio >= 1 else f"{1 / ratio:.2f}x faster"
+    values = reference.format_values((reference.mean(), changed.mean()))
+    prefix = f"{name}: " if name else ""
+    print(f"{prefix}Mean +- std dev: [{labels[0]}] {values[0]} -> [{labels[1]}] {values[1]}: {speed}")

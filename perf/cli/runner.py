@@ -1,0 +1,406 @@
+"""``perf.Runner``: the entry point of bench scripts, ``timeit`` and ``command``.
+
+A bench script is a command-line program: the Runner parses its options,
+decides whether this process is the parent (spawn workers, print, save) or
+a worker (measure one benchmark, send it through the pipe), and owns what
+the user sees.  That is why it lives in :mod:`perf.cli`, the only layer
+that prints and exits; the measuring itself is :mod:`perf.measure`.
+
+Keyword-compatible with ``pyperf.Runner`` (compat spec section 2.5): a
+script written for pyperf runs unchanged with ``import perf as pyperf``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Awaitable, Callable, ClassVar, NoReturn, Sequence
+
+from perf.errors import PerfError, UsageError, WorkerTimeoutError
+from perf.measure import options as runner_options
+from perf.measure.options import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget
+from perf.measure.tasks import Task
+from perf.model.benchmark import Benchmark
+
+#: exit status of a run stopped by --timeout (pyperformance relies on it)
+TIMEOUT_EXIT_STATUS = 124
+
+_DEFAULT_WARMUPS: Any = object()
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """Usage errors become one ``ERROR:`` line (exit 1), not usage + exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _fail(message: str, status: int = 1) -> NoReturn:
+    sys.stdout.flush()
+    print(f"ERROR: {message}", file=sys.stderr)
+    sys.exit(status)
+
+
+class Runner:
+    """Run benchmarks in worker processes and collect every value."""
+
+    _created: ClassVar[set[int]] = set()
+
+    def __init__(  # noqa: PLR0917 (pyperf's positional order)
+        self,
+        values: int | None = None,
+        processes: int | None = None,
+        loops: int = 0,
+        min_time: float = 0.1,
+        metadata: dict[str, Any] | None = None,
+        show_name: bool = True,
+        program_args: Sequence[str] | None = None,
+        add_cmdline_args: Callable[[list[str], argparse.Namespace], None] | None = None,
+        _argparser: argparse.ArgumentParser | None = None,
+        warmups: int | None = _DEFAULT_WARMUPS,
+        hooks: Sequence[Any] | None = None,
+    ) -> None:
+        key = id(type(self))
+        if key in Runner._created:
+            raise RuntimeError(
+                f"only one {type(self).__name__} instance must be created per process: "
+                "use the same instance to run all benchmarks"
+            )
+        Runner._created.add(key)
+        from perf.collect.python import python_has_jit
+
+        self._jit = python_has_jit()
+        base = JIT_BUDGET if self._jit else DEFAULT_BUDGET
+        self._budget = Budget(processes or base.processes, values or base.values)
+        self._warmups: int | str
+        if warmups is _DEFAULT_WARMUPS:
+            self._warmups = AUTO if self._jit else 1
+        else:
+            self._warmups = AUTO if warmups is None else warmups
+        self.metadata: dict[str, Any] = metadata if metadata is not None else {}
+        self._show_name = show_name
+        self._program_args = tuple(program_args) if program_args else (sys.argv[0],)
+        self._add_cmdline_args = add_cmdline_args
+        self._hooks = self._check_hooks(hooks)
+        self._command: str | None = None
+        self._task_index = 0
+        self._names: set[str] = set()
+        self._wrote_output = False
+        self.args: argparse.Namespace | None = None
+        self.argparser = _argparser if _argparser is not None else ArgumentParser(description="Benchmark")
+        runner_options.add_runner_arguments(self.argparser, self._budget, self._warmups, loops, min_time)
+
+    @staticmethod
+    def _check_hooks(hooks: Sequence[Any] | None) -> tuple[Any, ...]:
+        if hooks is None:
+            return ()
+        if not isinstance(hooks, (list, tuple)):
+            raise RuntimeError("hooks must be a list or a tuple of hook descriptors")
+        for hook in hooks:
+            if not hasattr(hook, "name") or not callable(getattr(hook, "load", None)):
+                raise RuntimeError(f"invalid hook descriptor {hook!r}: it needs a 'name' and a 'load()'")
+        return tuple(hooks)
+
+    # -- options ---------------------------------------------------------------
+
+    def parse_args(self, args: Sequence[str] | None = None) -> argparse.Namespace:
+        """Parse and check the command line (``sys.argv[1:]`` by default)."""
+        if self.args is not None:
+            if args is None:
+                return self.args
+            raise RuntimeError("arguments already parsed")
+        try:
+            namespace = self.argparser.parse_args(args)
+            self._check_args(namespace)
+        except UsageError as exc:
+            _fail(str(exc))
+        self.args = namespace
+        return namespace
+
+    def _check_args(self, args: argparse.Namespace) -> None:
+        budget, warmups = self._budget, self._warmups
+        if _other_python(args) and _is_jit_python(args.python) != self._jit:
+            # the defaults of the interpreter that runs the workers
+            budget = JIT_BUDGET if not self._jit else DEFAULT_BUDGET
+            warmups = AUTO if not self._jit else 1
+        runner_options.check_runner_args(args, budget, warmups, self._command)
+        if not args.worker and self._program_args[0] in ("-c", "", "-"):
+            raise UsageError("workers re-run the bench script: save it to a file instead of using python -c or stdin")
+        if args.python is None:
+            args.python = sys.executable
+        _check_hooks_names(args.hook, self._hooks)
+        if args.track_memory and not args.worker:
+            from perf.measure.memory import peak_rss_supported
+
+            if not peak_rss_supported():
+                raise UsageError("--track-memory is not supported on this platform")
+        if args.affinity and not args.worker:
+            _check_affinity(args.affinity)
+        elif not args.worker and not args.affinity:
+            from perf.platform.cpus import format_cpu_list, get_isolated_cpus
+
+            isolated = get_isolated_cpus()
+            if isolated:
+                args.affinity = format_cpu_list(isolated)
+
+    # -- benchmark methods -------------------------------------------------------
+
+    def bench_time_func(
+        self,
+        name: str,
+        time_func: Callable[..., float],
+        *args: Any,
+        inner_loops: int | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Benchmark | None:
+        """Benchmark ``time_func(loops, *args)``, which returns the seconds
+        taken by all the loops."""
+        from perf.measure.tasks import time_func_time_function
+
+        return self._main(name, lambda: Task(name, time_func_time_function(time_func, args), inner_loops, metadata))
+
+    def bench_func(
+        self,
+        name: str,
+        func: Callable[..., Any],
+        *args: Any,
+        inner_loops: int | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Benchmark | None:
+        """Benchmark ``func(*args)``."""
+        from perf.measure.tasks import func_time_function
+
+        return self._main(name, lambda: Task(name, func_time_function(func, args), inner_loops, metadata))
+
+    def bench_async_func(
+        self,
+        name: str,
+        func: Callable[..., Awaitable[Any]],
+        *args: Any,
+        inner_loops: int | None = None,
+        metadata: dict[str, Any] | None = None,
+        loop_factory: Callable[[], Any] | None = None,
+    ) -> Benchmark | None:
+        """Benchmark ``await func(*args)``, in a new event loop per value."""
+        from perf.measure.tasks import async_time_function
+
+        return self._main(
+            name, lambda: Task(name, async_time_function(func, args, loop_factory), inner_loops, metadata)
+        )
+
+    def timeit(  # noqa: PLR0917 (pyperf's positional order)
+        self,
+        name: str,
+        stmt: str | Sequence[str] | None = None,
+        setup: str | Sequence[str] = "pass",
+        teardown: str | Sequence[str] = "pass",
+        inner_loops: int | None = None,
+        duplicate: int | None = None,
+        metadata: dict[str, Any] | None = None,
+        globals: dict[str, Any] | None = None,
+    ) -> Benchmark | None:
+        """Benchmark Python statements, like the :mod:`timeit` module."""
+        from perf.measure.tasks import TimeitCode
+
+        if stmt is None:
+            stmt = name
+        try:
+            code = TimeitCode(stmt, setup, teardown, duplicate, globals)
+        except UsageError as exc:
+            _fail(str(exc))
+        if "" not in sys.path and os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+
+        def task() -> Task:
+            task_metadata = code.metadata()
+            task_metadata.update(metadata or {})
+            return Task(name, code.time_function(), inner_loops, task_metadata)
+
+        return self._main(name, task)
+
+    def bench_command(self, name: str, command: Sequence[str]) -> Benchmark | None:
+        """Benchmark the wall time of running a program."""
+        from perf.measure.tasks import CommandTimer, check_program
+
+        try:
+            found = check_program(command)
+        except UsageError as exc:
+            _fail(str(exc))
+
+        def task() -> Task:
+            timer = CommandTimer(found)
+            return Task(name, timer, collect=timer.collect, memory_function=timer.peak_memory)
+
+        return self._main(name, task)
+
+    # -- parent or worker ------------------------------------------------------------
+
+    def _main(self, name: str, make_task: Callable[[], Task]) -> Benchmark | None:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a benchmark name must be a non-empty string, got {name!r}")
+        if name in self._names:
+            raise ValueError(f"duplicated benchmark name: {name!r}")
+        self._names.add(name)
+        args = self.parse_args()
+        index = self._task_index
+        self._task_index += 1
+        if args.worker:
+            if args.worker_task is not None and args.worker_task != index:
+                return None
+            return self._worker(make_task(), args)
+        try:
+            if args.compare_to:
+                self._compare_to(index, name)
+                return None
+            return self._parent(index, name)
+        except KeyboardInterrupt:
+            print("\nBenchmark interrupted: exit", file=sys.stderr)
+            sys.exit(1)
+        except WorkerTimeoutError as exc:
+            _fail(str(exc), TIMEOUT_EXIT_STATUS)
+        except PerfError as exc:
+            _fail(str(exc))
+
+    def _worker(self, task: Task, args: argparse.Namespace) -> Benchmark:
+        from perf.cli import display
+        from perf.measure.worker import run_task, send
+
+        on_sample = display.sample_printer(task) if args.verbose else None
+        try:
+            benchmark = run_task(task, args, self.metadata, on_sample=on_sample, hook_descriptors=self._hooks)
+        except KeyboardInterrupt:
+            sys.exit(1)
+        except PerfError as exc:
+            _fail(str(exc))
+        except Exception as exc:
+            # the benchmarked code failed: its traceback, without perf's frames
+            _print_user_traceback(exc)
+            sys.exit(1)
+        if args.pipe is not None:
+            send(benchmark, args.pipe)
+        else:
+            display.print_result(benchmark, args, self._show_name, checks=False)
+        return benchmark
+
+    def _manager(self, python: str) -> Any:
+        from perf.measure.manager import Manager
+
+        assert self.args is not None
+        return Manager(self.args, python, self._program_args, self._add_cmdline_args)
+
+    def _parent(self, index: int, name: str) -> Benchmark:
+        from perf.cli import display
+
+        args = self.args
+        assert args is not None
+        display.print_layout_warnings(args)
+        progress = display.ProgressLine(args.quiet, verbose=args.verbose)
+        try:
+            benchmark: Benchmark = self._manager(args.python).run_benchmark(index, name, progress.update)
+        finally:
+            progress.close()
+        self._save(benchmark)
+        display.print_result(benchmark, args, self._show_name, checks=not args.quiet)
+        return benchmark
+
+    def _save(self, benchmark: Benchmark) -> None:
+        from perf.storage import files
+
+        args = self.args
+        assert args is not None
+        if args.append:
+            files.add_runs(args.append, benchmark)
+        if args.output:
+            if self._wrote_output:
+                files.add_runs(args.output, benchmark)
+            else:
+                _dump_new(benchmark, args.output)
+                self._wrote_output = True
+
+    def _compare_to(self, index: int, name: str) -> None:
+        from perf.cli import display
+
+        args = self.args
+        assert args is not None
+        names = args.python_names or _python_names(args.compare_to, args.python)
+        results = []
+        for label, python in zip(names, (args.compare_to, args.python)):
+            progress = display.ProgressLine(args.quiet, prefix=f"[{label}] ", verbose=args.verbose)
+            try:
+                results.append(self._manager(python).run_benchmark(index, name, progress.update))
+            finally:
+                progress.close()
+        display.print_comparison(name if self._show_name else None, names, results, args)
+
+
+def _dump_new(benchmark: Benchmark, path: str) -> None:
+    """Write a new result file; if another process created it meanwhile,
+    keep the results under another name rather than lose them."""
+    from perf.errors import ResultFileExistsError
+    from perf.storage import files
+
+    try:
+        files.dump(benchmark, path)
+    except ResultFileExistsError:
+        root, ext = os.path.splitext(path)
+        other = f"{root}-{os.getpid()}{ext}"
+        files.dump(benchmark, other)
+        raise UsageError(f"{path} was created by another process during the run; results saved to {other}") from None
+
+
+def _print_user_traceback(exc: BaseException) -> None:
+    import traceback
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    error = traceback.TracebackException.from_exception(exc)
+    frames = [frame for frame in error.stack if not os.path.abspath(frame.filename).startswith(package + os.sep)]
+    error.stack = traceback.StackSummary.from_list(frames)
+    sys.stdout.flush()
+    print("".join(error.format()), end="", file=sys.stderr)
+
+
+def _python_names(reference: str, changed: str) -> tuple[str, str]:
+    names = (os.path.basename(reference), os.path.basename(changed))
+    return (reference, changed) if names[0] == names[1] else names
+
+
+def _is_jit_python(python: str) -> bool:
+    """Whether *python* (another interpreter) runs a JIT, by asking it."""
+    import subprocess
+
+    code = "import sys; print(sys.implementation.name)"
+    try:
+        output = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return output.strip() in ("pypy", "graalpy")
+
+
+def _other_python(args: argparse.Namespace) -> bool:
+    return bool(args.python) and not args.worker and os.path.realpath(args.python) != os.path.realpath(sys.executable)
+
+
+def _check_hooks_names(names: Sequence[str], descriptors: Sequence[Any]) -> None:
+    if not names:
+        return
+    from perf.measure.hooks import get_hook_names
+
+    known = get_hook_names(descriptors)
+    for name in names:
+        if name not in known:
+            raise UsageError(f"--hook: unknown hook {name!r} (known: {', '.join(known) or 'none'})")
+
+
+def _check_affinity(cpu_list: str) -> None:
+    from perf.platform.cpus import format_cpu_list, get_cpu_affinity, parse_cpu_list
+
+    allowed = get_cpu_affinity()
+    if allowed is None:
+        return
+    unknown = set(parse_cpu_list(cpu_list)) - allowed
+    if unknown:
+        raise UsageError(
+            f"--affinity: CPU {format_cpu_list(unknown)} not available "
+            f"(this process may use {format_cpu_list(allowed)})"
+        )

@@ -1,0 +1,62 @@
+"""``python -m perf timeit STMT...``: benchmark Python statements.
+
+Takes every runner option (compat spec section 3.1) plus the timeit ones;
+the same module runs the workers (``-m perf timeit --worker ...``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+HELP = "Benchmark Python statements, like the timeit module, in many worker processes."
+
+
+def _worker_arguments(command: list[str], args: argparse.Namespace) -> None:
+    """Pass the statements on to the worker command line."""
+    command += ["--name", args.name]
+    for setup in args.setup:
+        command += ["--setup", setup]
+    for teardown in args.teardown:
+        command += ["--teardown", teardown]
+    if args.inner_loops:
+        command += ["--inner-loops", str(args.inner_loops)]
+    if args.duplicate:
+        command += ["--duplicate", str(args.duplicate)]
+    command += ["--", *args.stmt]
+
+
+def main(argv: Sequence[str]) -> int:
+    from perf.cli.runner import ArgumentParser, Runner
+
+    parser = ArgumentParser(prog="python -m perf timeit", description=HELP)
+    runner = Runner(
+        program_args=("-m", "perf", "timeit"),
+        _argparser=parser,
+        show_name=False,
+        add_cmdline_args=_worker_arguments,
+    )
+    parser.add_argument("--name", default="timeit", help="benchmark name (default: %(default)s)")
+    parser.add_argument(
+        "-s", "--setup", action="append", default=[], help="setup statement, run once per value (repeatable)"
+    )
+    parser.add_argument("--teardown", action="append", default=[], help="teardown statement (repeatable)")
+    parser.add_argument("--inner-loops", type=int, help="statements executed per loop iteration (when duplicated)")
+    parser.add_argument("--duplicate", type=int, help="repeat the statement N times per loop iteration")
+    parser.add_argument("stmt", nargs="+", help="statement(s) to benchmark, joined with newlines")
+    args = runner.parse_args(argv)
+    for option in ("inner_loops", "duplicate"):
+        value = getattr(args, option)
+        if value is not None and value < 1:
+            print(f"ERROR: --{option.replace('_', '-')} must be >= 1, got {value}", file=sys.stderr)
+            return 1
+    runner.timeit(
+        args.name,
+        args.stmt,
+        setup=args.setup or "pass",
+        teardown=args.teardown or "pass",
+        inner_loops=args.inner_loops,
+        duplicate=args.duplicate,
+    )
+    return 0

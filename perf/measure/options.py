@@ -1,0 +1,309 @@
+"""The runner's command line: declare it, check it, and rebuild it for workers.
+
+:func:`add_runner_arguments` declares every option of compat spec section
+3.1 on an :class:`argparse.ArgumentParser`; :func:`check_runner_args`
+completes and validates the parsed namespace in one place (budget presets,
+calibration flags, output files, memory options); :func:`worker_arguments`
+turns it back into the options of one worker command line.
+
+The namespace stays an :class:`argparse.Namespace` (``Runner.args``):
+bench scripts add their own options to ``runner.argparser`` and read them
+back from it in their ``add_cmdline_args(cmd, args)`` callback.
+
+Must not: spawn processes, print, or exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import NamedTuple
+
+from perf.errors import UsageError
+from perf.platform.cpus import parse_cpu_list
+
+#: ``--warmups auto``: find each process's steady state (JIT runtimes)
+AUTO = "auto"
+
+
+class Budget(NamedTuple):
+    """Default number of processes and values per process."""
+
+    processes: int
+    values: int
+
+
+#: perf's default budget (design/statistics.md R4; doc/runner.rst has the
+#: measurement that chose it)
+DEFAULT_BUDGET = Budget(processes=20, values=3)
+#: JIT runtimes: fewer, longer processes (each one warms up first)
+JIT_BUDGET = Budget(processes=6, values=10)
+
+
+def _integer(text: str) -> int:
+    """An integer, also written ``x^y`` (``2^10``) as pyperf accepts."""
+    try:
+        if "^" in text:
+            base, _, exponent = text.partition("^")
+            return int(base) ** int(exponent)  # type: ignore[no-any-return]
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid integer: {text!r}") from None
+
+
+def strictly_positive(text: str) -> int:
+    value = _integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
+    return value
+
+
+def positive_or_zero(text: str) -> int:
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
+    return value
+
+
+def warmups_count(text: str) -> int | str:
+    if text == AUTO:
+        return AUTO
+    return positive_or_zero(text)
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number of seconds: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return value
+
+
+def cpu_list(text: str) -> str:
+    try:
+        cpus = parse_cpu_list(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"invalid CPU list {text!r}: {exc}") from None
+    if not cpus:
+        raise argparse.ArgumentTypeError(f"empty CPU list: {text!r}")
+    return text
+
+
+def comma_list(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def python_names(text: str) -> tuple[str, str]:
+    reference, colon, changed = text.partition(":")
+    if not colon or not reference or not changed:
+        raise argparse.ArgumentTypeError(f"expected REF_NAME:CHANGED_NAME, got {text!r}")
+    return reference, changed
+
+
+def add_runner_arguments(
+    parser: argparse.ArgumentParser, budget: Budget, warmups: int | str, loops: int, min_time: float
+) -> None:
+    """Declare the runner options; *budget*, *warmups*, *loops* and
+    *min_time* are the defaults shown in ``--help`` (a bench script's
+    ``Runner(...)`` arguments)."""
+    add = parser.add_argument
+    add("--rigorous", action="store_true", help="spend longer for a more precise result (2 x processes)")
+    add("--fast", action="store_true", help="get a rough answer quickly (fewer processes and values)")
+    add("--debug-single-value", action="store_true", help="debug mode: 1 process, 1 value, 1 loop, no warmup")
+    add(
+        "-p",
+        "--processes",
+        type=strictly_positive,
+        metavar="N",
+        help=f"number of worker processes producing values (default: {budget.processes})",
+    )
+    add(
+        "-n",
+        "--values",
+        type=strictly_positive,
+        metavar="N",
+        help=f"number of values per process (default: {budget.values})",
+    )
+    add(
+        "-w",
+        "--warmups",
+        type=warmups_count,
+        metavar="N",
+        help=f"warmup values per process, or 'auto' to find each process's steady state (default: {warmups})",
+    )
+    add(
+        "-l",
+        "--loops",
+        type=positive_or_zero,
+        default=loops,
+        metavar="N",
+        help="loops per value; 0 calibrates them (default: %(default)s)",
+    )
+    add(
+        "--min-time",
+        type=seconds,
+        default=min_time,
+        metavar="SEC",
+        help="shortest duration of one value, in seconds (default: %(default)s)",
+    )
+    add("--timeout", type=seconds, metavar="SEC", help="stop a worker running longer than SEC (exit status 124)")
+    add("-v", "--verbose", action="store_true", help="print every value and calibration step")
+    add("-q", "--quiet", action="store_true", help="print only the result")
+    add("-o", "--output", metavar="FILE", help="write the results to FILE (must not exist)")
+    add("--append", metavar="FILE", help="add the results to FILE (created if missing)")
+    add("-d", "--dump", action="store_true", help="show every run's values")
+    add("-m", "--metadata", action="store_true", help="show metadata")
+    add("-g", "--hist", action="store_true", help="show a histogram of the values")
+    add("-t", "--stats", action="store_true", help="show statistics")
+    add("--affinity", type=cpu_list, metavar="CPU_LIST", help="pin workers to these CPUs (default: isolated CPUs)")
+    add(
+        "--inherit-environ",
+        type=comma_list,
+        metavar="VARS",
+        help="comma-separated environment variables passed on to workers",
+    )
+    add("--copy-env", action="store_true", help="pass the whole environment on to workers")
+    add("--no-locale", action="store_true", help="do not pass the locale variables (LANG, LC_*) on to workers")
+    add("--python", metavar="PYTHON", help="Python executable running the workers (default: this one)")
+    add("--compare-to", metavar="REF_PYTHON", help="also run the benchmark with REF_PYTHON and compare")
+    add("--python-names", type=python_names, metavar="REF_NAME:CHANGED_NAME", help="labels for --compare-to")
+    add("--profile", metavar="FILE", help="collect cProfile statistics into FILE")
+    add("--hook", action="append", dest="hook", default=[], metavar="NAME", help="enable a hook (repeatable)")
+    memory = parser.add_mutually_exclusive_group()
+    memory.add_argument("--tracemalloc", action="store_true", help="measure peak traced memory instead of time")
+    memory.add_argument("--track-memory", action="store_true", help="measure peak memory usage instead of time")
+    # internal: used on worker command lines
+    internal = argparse.SUPPRESS
+    add("--worker", action="store_true", help=internal)
+    add("--worker-task", type=positive_or_zero, metavar="TASK_ID", help=internal)
+    add("--pipe", type=positive_or_zero, metavar="FD", help=internal)
+    add("--calibrate-loops", action="store_true", help=internal)
+    add("--recalibrate-loops", action="store_true", help=internal)
+    add("--calibrate-warmups", action="store_true", help=internal)
+    add("--recalibrate-warmups", action="store_true", help=internal)
+
+
+def _apply_budget(args: argparse.Namespace, budget: Budget, warmups: int | str) -> None:
+    """Processes, values, warmups: explicit options win over presets."""
+    processes, values = budget
+    if args.rigorous:
+        processes *= 2
+    elif args.fast:
+        processes, values = max(processes // 2, 3), max(values * 2 // 3, 2)
+    if args.debug_single_value:
+        processes, values, warmups = 1, 1, 0
+        args.loops = 1
+        args.min_time = 1e-9
+    if args.processes is None:
+        args.processes = processes
+    if args.values is None:
+        args.values = values
+    if args.warmups is None:
+        args.warmups = warmups
+
+
+def _check_calibration_flags(args: argparse.Namespace) -> None:
+    flags = [name for name in ("calibrate_loops", "recalibrate_loops") if getattr(args, name)]
+    for flag in flags + [name for name in ("calibrate_warmups", "recalibrate_warmups") if getattr(args, name)]:
+        if not args.worker:
+            raise UsageError(f"--{flag.replace('_', '-')} requires --worker")
+    if args.calibrate_loops and args.loops:
+        raise UsageError("--loops=N is incompatible with --calibrate-loops")
+    if args.recalibrate_loops and args.loops < 1:
+        raise UsageError("--recalibrate-loops requires --loops=N")
+    if args.worker_task is not None and not args.worker:
+        raise UsageError("--worker-task requires --worker")
+    if args.pipe is not None and not args.worker:
+        raise UsageError("--pipe requires --worker")
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse now what would fail after the benchmark ran."""
+    if args.output and args.append:
+        raise UsageError("--output and --append are mutually exclusive")
+    if args.compare_to and (args.output or args.append):
+        raise UsageError("--output and --append cannot be used with --compare-to")
+    if args.worker:
+        return
+    if args.output:
+        if os.path.lexists(args.output):
+            raise UsageError(f"{args.output}: the file already exists (use --append to add runs to it)")
+        _check_writable_folder(args.output)
+    if args.append:
+        _check_writable_folder(args.append)
+        if os.path.exists(args.append) and not os.access(args.append, os.R_OK | os.W_OK):
+            raise UsageError(f"{args.append}: cannot read and write this file")
+    if args.profile:
+        _check_writable_folder(args.profile)
+
+
+def _check_writable_folder(path: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"{path}: cannot write into the folder {folder}")
+
+
+def check_runner_args(
+    args: argparse.Namespace,
+    budget: Budget,
+    warmups: int | str,
+    command: str | None = None,
+) -> None:
+    """Complete and validate parsed runner options, in place.
+
+    *command* is ``"command"`` for ``python -m perf command`` (which cannot
+    use ``--tracemalloc``).  Raises :class:`~perf.errors.UsageError`.
+    """
+    if args.pipe is not None:
+        args.quiet = True  # a worker's verbose lines still go to stdout
+    elif args.quiet:
+        args.verbose = False
+    _apply_budget(args, budget, warmups)
+    _check_calibration_flags(args)
+    _check_outputs(args)
+    if args.tracemalloc and command == "command":
+        raise UsageError("--tracemalloc cannot be used with python -m perf command (use --track-memory)")
+    if args.python_names and not args.compare_to:
+        raise UsageError("--python-names requires --compare-to")
+    for option in ("python", "compare_to"):
+        executable = getattr(args, option)
+        if executable:
+            setattr(args, option, _absolute_executable(executable, option))
+
+
+def _absolute_executable(executable: str, option: str) -> str:
+    """An absolute path that keeps symlinks (a venv's python is one)."""
+    import shutil
+
+    found = shutil.which(executable) if os.sep not in executable else executable
+    if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
+        raise UsageError(f"--{option.replace('_', '-')}: {executable}: no such executable")
+    return os.path.normpath(os.path.abspath(found))
+
+
+def worker_arguments(args: argparse.Namespace, task: int, pipe: int, loops: int) -> list[str]:
+    """The runner options of one worker command line (after the program).
+
+    *loops* 0 makes this worker calibrate the loops before its values.
+    """
+    command = ["--worker", "--pipe", str(pipe), "--worker-task", str(task)]
+    command += ["--values", str(args.values), "--min-time", repr(args.min_time)]
+    command += ["--loops", str(loops)] if loops else ["--calibrate-loops"]
+    command += ["--warmups", str(args.warmups)]
+    if args.verbose:
+        command.append("-v")
+    if args.affinity:
+        command.append(f"--affinity={args.affinity}")
+    if args.tracemalloc:
+        command.append("--tracemalloc")
+    if args.track_memory:
+        command.append("--track-memory")
+    if args.profile:
+        command += ["--profile", args.profile]
+    for hook in args.hook:
+        command += ["--hook", hook]
+    return command

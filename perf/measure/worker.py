@@ -1,0 +1,203 @@
+"""The child side: one worker process measures one task and builds its Runs.
+
+A worker probes the clock, pins itself to the requested CPUs, drives the
+task's time function through :func:`perf.measure.sampling.measure` (with
+hooks, memory tracking or cProfile around each sample when asked), collects
+the metadata of compat spec section 2.6 and returns a :class:`Benchmark` of
+one value run, preceded by a calibration run when this worker calibrated
+the loops (pyperf's file shape, without spending a process on it).
+
+:func:`send` writes that Benchmark as JSON to the parent's pipe.
+
+Must not: print (verbose output goes through ``on_sample``), exit, spawn
+workers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import time
+from typing import Any, Callable
+
+from perf.errors import UsageError
+from perf.measure.calibration import TimerInfo
+from perf.measure.clock import DEFAULT_CLOCK, Clock, probe_timer
+from perf.measure.environment import padding_length
+from perf.measure.options import AUTO
+from perf.measure.sampling import Samples, SamplingPlan, TimeFunction, measure
+from perf.measure.tasks import Task
+from perf.model.benchmark import Benchmark
+from perf.model.run import Run
+
+OnSample = Callable[[str, int, float], None]
+
+
+def set_affinity(cpu_list: str) -> None:
+    """Pin this process to *cpu_list* (``"2-3,6"``)."""
+    from perf.platform.cpus import parse_cpu_list, set_cpu_affinity
+
+    if not set_cpu_affinity(parse_cpu_list(cpu_list)):
+        raise UsageError("--affinity: CPU affinity is not available here (install psutil)")
+
+
+def _memory_time_function(time_function: TimeFunction, args: argparse.Namespace) -> TimeFunction:
+    """With --track-memory/--tracemalloc a "value" is the peak memory of a sample."""
+    from perf.measure import memory
+
+    def peak(loops: int) -> float:
+        tracker: Any = memory.TracemallocTracker() if args.tracemalloc else memory.PeakMemoryTracker()
+        with tracker:
+            time_function(loops)
+        return float(max(tracker.peak, 1))
+
+    return peak
+
+
+def _hooked(time_function: TimeFunction, hook_set: Any) -> TimeFunction:
+    def hooked(loops: int) -> float:
+        with hook_set:
+            return time_function(loops)
+
+    return hooked
+
+
+class _Profiler:
+    """cProfile around every sample, saved (merged) into one file."""
+
+    def __init__(self, filename: str) -> None:
+        import cProfile
+
+        self.filename = filename
+        self.profile = cProfile.Profile()
+
+    def wrap(self, time_function: TimeFunction) -> TimeFunction:
+        def profiled(loops: int) -> float:
+            self.profile.enable()
+            try:
+                return time_function(loops)
+            finally:
+                self.profile.disable()
+
+        return profiled
+
+    def save(self) -> None:
+        import pstats
+
+        from perf.storage.files import folder_lock, write_atomic
+
+        self.profile.create_stats()
+        with folder_lock(self.filename):
+            stats = pstats.Stats(self.profile)
+            if os.path.exists(self.filename):
+                stats.add(self.filename)
+            temporary = f"{self.filename}.{os.getpid()}.tmp"
+            stats.dump_stats(temporary)
+            try:
+                with open(temporary, "rb") as file:
+                    write_atomic(self.filename, file.read(), replace=True)
+            finally:
+                os.unlink(temporary)
+
+
+def _plan(args: argparse.Namespace, task: Task, memory: bool) -> SamplingPlan:
+    loops = 1 if memory else args.loops
+    warmups = None if args.warmups == AUTO else args.warmups
+    return SamplingPlan(
+        values=args.values,
+        warmups=warmups,
+        loops=loops,
+        min_time=args.min_time,
+        inner_loops=task.inner_loops or 1,
+    )
+
+
+def _run_metadata(
+    task: Task, runner_metadata: dict[str, Any], samples: Samples, timer: TimerInfo, memory: bool
+) -> dict[str, Any]:
+    from perf.collect import collect_metadata
+
+    metadata = collect_metadata()
+    metadata.update(runner_metadata)
+    metadata.update(task.metadata)
+    metadata["name"] = task.name
+    metadata["loops"] = samples.loops
+    if task.inner_loops:
+        metadata["inner_loops"] = task.inner_loops
+    if memory:
+        metadata["unit"] = "byte"
+    metadata["timer_call_cost"] = timer.call_cost
+    metadata["timer_effective_resolution"] = timer.resolution
+    padding = padding_length()
+    if padding is not None:
+        metadata["env_padding"] = padding
+    if samples.steady is not None:
+        metadata["steady_state"] = samples.steady.kind
+        metadata["steady_state_warmups"] = samples.steady.warmup
+    return metadata
+
+
+def run_task(
+    task: Task,
+    args: argparse.Namespace,
+    runner_metadata: dict[str, Any] | None = None,
+    *,
+    clock: Clock = DEFAULT_CLOCK,
+    on_sample: OnSample | None = None,
+    hook_descriptors: Any = (),
+) -> Benchmark:
+    """Measure *task* as the worker described by *args*; return its runs."""
+    if args.affinity:
+        set_affinity(args.affinity)
+    memory = bool(args.track_memory or args.tracemalloc)
+    time_function = task.time_function
+    if memory:
+        time_function = task.memory_function or _memory_time_function(time_function, args)
+    hook_set = None
+    if args.hook:
+        from perf.measure.hooks import HookSet
+
+        hook_set = HookSet(args.hook, extra=hook_descriptors)
+        time_function = _hooked(time_function, hook_set)
+    profiler = _Profiler(args.profile) if args.profile else None
+    if profiler is not None:
+        time_function = profiler.wrap(time_function)
+
+    timer = probe_timer(clock)
+    date = datetime.datetime.now().isoformat(" ")
+    start = time.monotonic()
+    samples = measure(time_function, _plan(args, task, memory), timer, on_sample)
+    duration = time.monotonic() - start
+
+    metadata = _run_metadata(task, runner_metadata or {}, samples, timer, memory)
+    metadata["date"] = date
+    metadata["duration"] = duration
+    if task.collect is not None:
+        task.collect(metadata)
+    if hook_set is not None:
+        hook_set.teardown(metadata)
+    if profiler is not None:
+        profiler.save()
+    return Benchmark(_runs(samples, metadata))
+
+
+def _runs(samples: Samples, metadata: dict[str, Any]) -> list[Run]:
+    steps = samples.calibration_steps
+    runs = []
+    if steps:
+        calibration = dict(metadata, calibrate_loops=samples.loops)
+        calibration.pop("steady_state", None)
+        calibration.pop("steady_state_warmups", None)
+        runs.append(Run((), warmups=samples.warmups[:steps], metadata=calibration, collect_metadata=False))
+    runs.append(Run(samples.values, warmups=samples.warmups[steps:], metadata=metadata, collect_metadata=False))
+    return runs
+
+
+def send(benchmark: Benchmark, fd: int) -> None:
+    """Write *benchmark* as JSON to the parent's pipe *fd*, then close it."""
+    from perf.storage.files import dumps
+
+    data = dumps(benchmark).encode("utf-8")
+    with open(fd, "wb", closefd=True) as pipe:
+        pipe.write(data)

@@ -1,0 +1,350 @@
+"""Real bench scripts, ``timeit`` and ``command`` runs in subprocesses.
+
+The scripts are written for pyperf (``import perf as pyperf``) and use every
+Runner method, custom options, several benchmarks per script.  Budgets are
+tiny (-p 2 -n 2, --min-time 1 ms): these tests check behaviour, not speed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from perf.storage.files import load
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+FAST = ["-p", "2", "-n", "2", "-w", "1", "--min-time", "0.001"]
+
+pytestmark = pytest.mark.integration
+
+
+def environ():
+    return dict(os.environ, PYTHONPATH=str(ROOT))
+
+
+def run(command, cwd, timeout=120, **kwargs):
+    return subprocess.run(
+        command, cwd=cwd, env=environ(), capture_output=True, text=True, timeout=timeout, check=False, **kwargs
+    )
+
+
+def perf(*args, cwd=ROOT, **kwargs):
+    return run([sys.executable, "-m", "perf", *args], cwd, **kwargs)
+
+
+def script(tmp_path, source, name="bench.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+PYPERF_STYLE = """
+    import asyncio
+    import time
+
+    import perf as pyperf
+
+
+    def add_cmdline_args(cmd, args):
+        cmd.extend(("--size", str(args.size)))
+
+
+    def time_sort(loops, size):
+        data = list(range(size, 0, -1))
+        t0 = pyperf.perf_counter()
+        for _ in range(loops):
+            sorted(data)
+        return pyperf.perf_counter() - t0
+
+
+    async def nothing():
+        await asyncio.sleep(0)
+
+
+    runner = pyperf.Runner(add_cmdline_args=add_cmdline_args)
+    runner.argparser.add_argument("--size", type=int, default=10)
+    runner.metadata["description"] = "a pyperf-style script"
+    args = runner.parse_args()
+    runner.metadata["size"] = args.size
+    runner.bench_time_func("sort", time_sort, args.size)
+    runner.bench_time_func("sort_inner", time_sort, args.size, inner_loops=10)
+    runner.bench_func("func", sum, range(args.size))
+    runner.bench_async_func("async", nothing, loop_factory=asyncio.new_event_loop)
+    runner.timeit("timeit", stmt="sorted(x)", setup="x = list(range(50))")
+    """
+
+
+def test_pyperf_style_script_runs_unchanged(tmp_path):
+    bench = script(tmp_path, PYPERF_STYLE)
+    output = tmp_path / "out.json"
+    result = run([sys.executable, str(bench), *FAST, "--size", "37", "-o", str(output)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    suite = load(str(output))
+    assert suite.get_benchmark_names() == ["sort", "sort_inner", "func", "async", "timeit"]
+    for benchmark in suite:
+        runs = benchmark.get_runs()
+        # the first worker calibrated the loops and kept its values
+        assert runs[0].get_metadata()["calibrate_loops"] >= 1
+        assert [len(r.values) for r in runs] == [0, 2, 2]
+        metadata = benchmark.get_metadata()
+        assert metadata["description"] == "a pyperf-style script"
+        assert metadata["size"] == 37  # the custom option reached the workers
+        for value_run in runs[1:]:
+            run_metadata = value_run.get_metadata()
+            assert 0 <= run_metadata["env_padding"] <= 4095
+            assert run_metadata["timer_call_cost"] > 0
+    assert suite.get_benchmark("sort_inner").get_metadata()["inner_loops"] == 10
+    assert suite.get_benchmark("timeit").get_metadata()["timeit_setup"] == "x = list(range(50))"
+    for name in ("sort", "func", "timeit"):
+        assert f"{name}: Mean +- std dev: " in result.stdout
+
+
+def test_append_adds_runs_and_keeps_earlier_ones(tmp_path):
+    bench = script(tmp_path, "import perf\nperf.Runner().bench_func('f', sum, range(10))\n")
+    output = tmp_path / "out.json"
+    for _ in range(2):
+        result = run([sys.executable, str(bench), *FAST, "--append", str(output)], tmp_path)
+        assert result.returncode == 0, result.stderr
+    benchmark = load(str(output)).get_benchmark("f")
+    assert benchmark.get_nrun() == 6
+    assert benchmark.get_nvalue() == 8
+
+
+def test_output_refuses_an_existing_file_before_running(tmp_path):
+    bench = script(tmp_path, "import perf\nperf.Runner().bench_func('f', sum, range(10))\n")
+    output = tmp_path / "out.json"
+    output.write_text("precious")
+    result = run([sys.executable, str(bench), *FAST, "-o", str(output)], tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"ERROR: {output}: the file already exists (use --append to add runs to it)"
+    ]
+    assert output.read_text() == "precious"
+
+
+def test_worker_option_directly(tmp_path):
+    bench = script(
+        tmp_path, "import perf\nr = perf.Runner()\nr.bench_func('a', sum, [1])\nr.bench_func('b', sum, [2])\n"
+    )
+    result = run([sys.executable, str(bench), "--worker", "--worker-task", "1", "-l", "100", "-n", "3"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("b: Mean +- std dev: ")
+    assert "a:" not in result.stdout
+
+
+def test_timeit_command_line(tmp_path):
+    output = tmp_path / "timeit.json"
+    result = perf("timeit", *FAST, "-o", str(output), "-s", "x = list(range(100))", "sorted(x)")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Mean +- std dev: ")
+    assert "95% CI: " in result.stdout
+    benchmark = load(str(output)).get_benchmark("timeit")
+    assert benchmark.get_metadata()["timeit_stmt"] == "sorted(x)"
+    assert benchmark.get_nvalue() == 4
+
+
+def test_command_measures_a_program(tmp_path):
+    output = tmp_path / "command.json"
+    result = perf("command", *FAST, "-o", str(output), "--", sys.executable, "-c", "pass")
+    assert result.returncode == 0, result.stderr
+    benchmark = load(str(output)).get_benchmark("command")
+    assert benchmark.get_metadata()["command"].endswith("-c pass")
+    for run in benchmark.get_runs():
+        assert run.get_metadata()["command_max_rss"] > 1024
+
+
+def test_command_track_memory_values_are_bytes(tmp_path):
+    output = tmp_path / "command.json"
+    result = perf("command", *FAST, "--track-memory", "-o", str(output), "--", sys.executable, "-c", "pass")
+    assert result.returncode == 0, result.stderr
+    benchmark = load(str(output)).get_benchmark("command")
+    assert benchmark.get_unit() == "byte"
+    assert min(benchmark.get_values()) > 1024
+
+
+def test_track_memory_in_a_script(tmp_path):
+    bench = script(tmp_path, "import perf\nperf.Runner().bench_func('alloc', lambda: bytearray(10**6))\n")
+    output = tmp_path / "mem.json"
+    result = run([sys.executable, str(bench), *FAST, "--track-memory", "-o", str(output)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert load(str(output)).get_benchmark("alloc").get_unit() == "byte"
+
+
+# -- failures -------------------------------------------------------------------
+
+
+def test_exception_in_benchmark_is_shown_once_with_its_traceback(tmp_path):
+    bench = script(
+        tmp_path,
+        """
+        import perf
+
+        def broken():
+            raise ZeroDivisionError("the benchmark is broken")
+
+        perf.Runner().bench_func("broken", broken)
+        """,
+    )
+    output = tmp_path / "out.json"
+    result = run([sys.executable, str(bench), *FAST, "-o", str(output)], tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith("ERROR: worker 1/2 of 'broken' failed with exit code 1; last lines of its stderr:")
+    assert result.stderr.count("ZeroDivisionError: the benchmark is broken") == 1
+    assert "Traceback" in result.stderr
+    assert "line 5, in broken" in result.stderr
+    assert "/perf/" not in result.stderr  # perf's own frames are left out
+    assert not output.exists()
+
+
+def _sleeper(tmp_path, marker):
+    return script(
+        tmp_path,
+        f"""
+        import subprocess, sys, time
+        import perf
+
+        def hang():
+            # a grandchild too: it must not survive the worker
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "{marker}"])
+            time.sleep(60)
+
+        perf.Runner().bench_func("hang", hang)
+        """,
+    )
+
+
+def _processes_with(marker):
+    result = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False)
+    return result.stdout.split()
+
+
+def test_timeout_exits_124_and_leaves_no_orphan(tmp_path):
+    marker = f"perf-test-marker-{os.getpid()}-timeout"
+    bench = _sleeper(tmp_path, marker)
+    output = tmp_path / "out.json"
+    result = run([sys.executable, str(bench), *FAST, "--timeout", "2", "-o", str(output)], tmp_path)
+    assert result.returncode == 124
+    assert result.stderr.strip().splitlines()[-1] == (
+        "ERROR: worker 1/2 of 'hang' ran longer than the timeout (2 s) and was stopped"
+    )
+    assert not output.exists()
+    time.sleep(0.2)
+    assert _processes_with(marker) == []
+
+
+def test_ctrl_c_stops_the_worker_without_traceback(tmp_path):
+    marker = f"perf-test-marker-{os.getpid()}-sigint"
+    bench = _sleeper(tmp_path, marker)
+    process = subprocess.Popen(
+        [sys.executable, str(bench), *FAST],
+        cwd=tmp_path,
+        env=environ(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 1
+    assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1] == "Benchmark interrupted: exit"
+    time.sleep(0.2)
+    assert _processes_with(marker) == []
+
+
+def test_garbage_on_the_pipe(tmp_path):
+    bench = script(
+        tmp_path,
+        """
+        import os
+        import perf
+
+        runner = perf.Runner()
+        args = runner.parse_args()
+        if args.pipe is not None:
+            os.write(args.pipe, b"this is not JSON")
+            os._exit(0)
+        runner.bench_func("f", sum, [1])
+        """,
+    )
+    result = run([sys.executable, str(bench), *FAST], tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith("ERROR: worker 1/2 of 'f' sent an invalid result: ")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_worker_crash_by_signal(tmp_path):
+    bench = script(
+        tmp_path, "import os, signal, perf\nperf.Runner().bench_func('f', os.kill, os.getpid(), signal.SIGKILL)\n"
+    )
+    result = run([sys.executable, str(bench), *FAST], tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.strip() == "ERROR: worker 1/2 of 'f' was killed by signal SIGKILL"
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["-p", "0"], "argument -p/--processes: must be >= 1, got '0'"),
+        (["--min-time", "-1"], "argument --min-time: must be a number of seconds > 0, got '-1'"),
+        (["--timeout", "abc"], "argument --timeout: invalid number of seconds: 'abc'"),
+        (["--affinity", "x"], "argument --affinity: invalid CPU list 'x'"),
+        (["--python-names", "a:b"], "--python-names requires --compare-to"),
+        (["--hook", "nope"], "--hook: unknown hook 'nope'"),
+        (["--calibrate-loops"], "--calibrate-loops requires --worker"),
+    ],
+)
+def test_bad_option_is_one_line(tmp_path, options, message):
+    result = perf("timeit", *options, "pass")
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"ERROR: {message}"), result.stderr
+
+
+def test_timeit_syntax_error_is_one_line():
+    result = perf("timeit", "1 +")
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == ["ERROR: invalid stmt '1 +': invalid syntax (line 1)"]
+
+
+def test_command_program_not_found():
+    result = perf("command", "--", "no-such-program-xyz")
+    assert result.returncode == 1
+    assert result.stderr.strip() == "ERROR: no-such-program-xyz: program not found"
+
+
+def test_json_pipe_payload_is_a_benchmark(tmp_path):
+    """The worker protocol: one JSON document of a 1- or 2-run benchmark."""
+    read_fd, write_fd = os.pipe()
+    command = [
+        sys.executable,
+        "-m",
+        "perf",
+        "timeit",
+        "--worker",
+        "--pipe",
+        str(write_fd),
+        "-l",
+        "10",
+        "-n",
+        "2",
+        "pass",
+    ]
+    process = subprocess.Popen(command, env=environ(), cwd=ROOT, pass_fds=(write_fd,))
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as pipe:
+        data = json.loads(pipe.read())
+    assert process.wait(60) == 0
+    assert data["version"] == "1.0"
+    assert len(data["benchmarks"][0]["runs"]) == 1
