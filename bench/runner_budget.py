@@ -38,11 +38,7 @@ sys.path.insert(0, ROOT)
 from perf.storage.files import load_benchmark  # noqa: E402
 
 SCRIPT = """
-import sys
-if sys.argv.pop(1) == "pyperf":
-    import pyperf
-else:
-    import perf as pyperf
+import {tool} as pyperf
 
 def work(n):
     return sorted(str(i) for i in range(n))
@@ -98,12 +94,14 @@ def main() -> None:
     )
     tools = ["perf", "pyperf"] if have_pyperf else ["perf"]
     with tempfile.TemporaryDirectory() as tmp:
-        script = os.path.join(tmp, "bench_script.py")
-        with open(script, "w") as file:
-            file.write(SCRIPT)
+        scripts = {}
+        for tool in tools:
+            scripts[tool] = os.path.join(tmp, f"bench_{tool}.py")
+            with open(scripts[tool], "w") as file:
+                file.write(SCRIPT.format(tool=tool))
         cases = {
             f"timeit {STATEMENT!r}": lambda tool: [args.python, "-m", tool, "timeit", *args.extra, STATEMENT],
-            "bench script (bench_func)": lambda tool: [args.python, script, tool, *args.extra],
+            "bench script (bench_func)": lambda tool: [args.python, scripts[tool], *args.extra],
         }
         results: dict[tuple[str, str], list[dict[str, float]]] = {}
         for round_index in range(args.rounds):

@@ -96,3 +96,48 @@ def process_means(runs_values: Iterable[Sequence[Number]]) -> list[float]:
     comparisons are computed on these means, never on the pooled values.
     """
     return [mean(values) for values in runs_values if values]
+
+
+def tukey_fences(values: Sequence[Number], factor: float = 1.5) -> tuple[float, float]:
+    """Tukey's fences ``(Q1 - factor * IQR, Q3 + factor * IQR)``.
+
+    Quartiles use :func:`percentile`; 1.5 marks mild outliers, 3.0 severe ones.
+    """
+    q1 = percentile(values, 0.25)
+    q3 = percentile(values, 0.75)
+    iqr = q3 - q1
+    return (q1 - factor * iqr, q3 + factor * iqr)
+
+
+def count_outside(values: Iterable[Number], low: float, high: float) -> int:
+    """Number of values outside the closed interval [low, high]."""
+    return sum(1 for value in values if not low <= value <= high)
+
+
+def variance_components(groups: Sequence[Sequence[Number]]) -> tuple[float, float]:
+    """``(between, within)`` variances of values grouped by process.
+
+    One-way random-effects ANOVA estimators (they handle groups of unequal
+    sizes): *within* is the pooled within-group variance (mean square
+    within), *between* is ``(MSB - MSW) / n0`` clamped at 0, with
+    ``n0 = (N - sum(n_i**2) / N) / (a - 1)``.  With k values in every group,
+    *between* is ``var(group means) - within / k`` (Kalibera & Jones 2013).
+    Empty groups are skipped; needs two groups and one group of two values.
+    """
+    sizes = [len(group) for group in groups if group]
+    if len(sizes) < 2:
+        raise ValueError(f"variance components require at least 2 non-empty groups, got {len(sizes)}")
+    total = sum(sizes)
+    if total == len(sizes):
+        raise ValueError("variance components require a group with at least 2 values")
+    means = process_means(groups)
+    grand = math.fsum(value for group in groups for value in group) / total
+    between_squares = math.fsum(size * (centre - grand) ** 2 for size, centre in zip(sizes, means))
+    within_squares = math.fsum(
+        (value - centre) ** 2 for group, centre in zip([group for group in groups if group], means) for value in group
+    )
+    mean_square_between = between_squares / (len(sizes) - 1)
+    within = within_squares / (total - len(sizes))
+    n0 = (total - math.fsum(size * size for size in sizes) / total) / (len(sizes) - 1)
+    between = max(0.0, (mean_square_between - within) / n0)
+    return (between, within)

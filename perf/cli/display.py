@@ -136,11 +136,8 @@ def print_result(benchmark: Benchmark, args: argparse.Namespace, show_name: bool
 
 
 def _check_lines(benchmark: Benchmark) -> list[str]:
-    try:  # TEMPORARY
-        from perf.analysis.checks import check_benchmark
-        from perf.render.checks import format_warnings
-    except ImportError:
-        return []
+    from perf.analysis.checks import check_benchmark
+    from perf.render.checks import format_warnings
 
     checks = check_benchmark(benchmark)
     if not checks:

@@ -45,6 +45,8 @@ def _integer(text: str) -> int:
     try:
         if "^" in text:
             base, _, exponent = text.partition("^")
+            if int(exponent) < 0:
+                raise ValueError
             return int(base) ** int(exponent)  # type: ignore[no-any-return]
         return int(text)
     except ValueError:
@@ -288,11 +290,13 @@ def _absolute_executable(executable: str, option: str) -> str:
 def worker_arguments(args: argparse.Namespace, task: int, pipe: int, loops: int) -> list[str]:
     """The runner options of one worker command line (after the program).
 
-    *loops* 0 makes this worker calibrate the loops before its values.
+    *loops* 0 makes this worker calibrate the loops before its values
+    (``--loops 0`` is explicit: a script's ``Runner(loops=N)`` default
+    must not apply to it).
     """
     command = ["--worker", "--pipe", str(pipe), "--worker-task", str(task)]
     command += ["--values", str(args.values), "--min-time", repr(args.min_time)]
-    command += ["--loops", str(loops)] if loops else ["--calibrate-loops"]
+    command += ["--loops", str(loops)]  # 0: this worker calibrates them
     command += ["--warmups", str(args.warmups)]
     if args.verbose:
         command.append("-v")

@@ -15,8 +15,16 @@ from __future__ import annotations
 import math
 from typing import Callable, NamedTuple
 
-from perf.errors import WorkerError
-from perf.measure.calibration import TimerInfo, is_accepted, next_loops, target_seconds
+from perf.errors import CalibrationError, WorkerError
+from perf.measure.calibration import (
+    AIM_FACTOR,
+    MAX_GROWTH,
+    MAX_LOOPS,
+    TimerInfo,
+    is_accepted,
+    next_loops,
+    target_seconds,
+)
 from perf.measure.steady import WINDOW, SteadyState, classify
 
 #: loops -> seconds taken by that many loops of the benchmark
@@ -25,6 +33,8 @@ TimeFunction = Callable[[int], float]
 #: calibration steps before the last loop count is taken as it is (a
 #: benchmark whose values jump by more than 30 % can oscillate forever)
 MAX_CALIBRATION_STEPS = 32
+#: JIT: loop recalibrations after the first steady state
+MAX_RECALIBRATIONS = 3
 
 
 class SamplingPlan(NamedTuple):
@@ -95,8 +105,9 @@ def measure(
         return raw / (loops * plan.inner_loops)
 
     loops = plan.loops
-    if loops == 0:
-        target = target_seconds(plan.min_time, timer)
+    target = target_seconds(plan.min_time, timer)
+    calibrating = loops == 0
+    if calibrating:
         loops = 1
         for _ in range(MAX_CALIBRATION_STEPS):
             raw = take("calibration", loops)
@@ -107,7 +118,20 @@ def measure(
     steps = len(warmups)
     steady = None
     if plan.warmups is None:
-        steady = _warm_up(lambda: per_iteration(take("warmup", loops), loops), plan, warmups, loops)
+        for attempt in range(MAX_RECALIBRATIONS + 1):
+            steps = len(warmups)
+            steady = _warm_up(lambda: per_iteration(take("warmup", loops), loops), plan, warmups, loops)
+            if not calibrating or attempt == MAX_RECALIBRATIONS:
+                break
+            # a JIT makes the code faster once warm: size the loops on the
+            # steady segment, then warm up again with them
+            steady_values = sorted(value for _, value in warmups[steps + steady.warmup :])
+            raw = steady_values[len(steady_values) // 2] * loops * plan.inner_loops
+            if raw >= target:
+                break
+            loops = _resize(loops, raw, target)
+        if not calibrating:
+            steps = 0
     else:
         for _ in range(plan.warmups):
             warmups.append((loops, per_iteration(take("warmup", loops), loops)))
@@ -120,6 +144,14 @@ def measure(
             )
         values.append(per_iteration(raw, loops))
     return Samples(tuple(values), tuple(warmups), loops, steps, steady)
+
+
+def _resize(loops: int, raw: float, target: float) -> int:
+    """Loops for a steady (trusted) raw value: no growth cap."""
+    proposed = math.ceil(loops * AIM_FACTOR * target / raw) if raw > 0 else loops * MAX_GROWTH
+    if proposed > MAX_LOOPS:
+        raise CalibrationError(f"failed to calibrate the number of loops: more than {MAX_LOOPS} loops needed")
+    return max(proposed, loops + 1)
 
 
 def _warm_up(

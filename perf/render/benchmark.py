@@ -31,10 +31,7 @@ def format_result_value(benchmark: Benchmark) -> str:
 def format_interval(benchmark: Benchmark) -> str | None:
     """``'95% CI: 22.4 ms .. 22.6 ms, 20 processes'``: the confidence
     interval of the mean of process means (design/statistics.md R1)."""
-    try:  # TEMPORARY
-        from perf.analysis.intervals import benchmark_mean_interval
-    except ImportError:
-        return None
+    from perf.analysis.intervals import benchmark_mean_interval
 
     interval = benchmark_mean_interval(benchmark)
     if interval is None:

@@ -144,7 +144,7 @@ def test_timeit_command_line(tmp_path):
     output = tmp_path / "timeit.json"
     result = perf("timeit", *FAST, "-o", str(output), "-s", "x = list(range(100))", "sorted(x)")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("Mean +- std dev: ")
+    assert result.stdout.splitlines()[-1].startswith("Mean +- std dev: ")
     assert "95% CI: " in result.stdout
     benchmark = load(str(output)).get_benchmark("timeit")
     assert benchmark.get_metadata()["timeit_stmt"] == "sorted(x)"

@@ -1,0 +1,63 @@
+"""Start-up cost of one worker process: perf against pyperf.
+
+Runs ``python -m TOOL timeit --worker --pipe FD -l 1 -n 1 -w 0 pass``, the
+smallest possible worker (one value of one loop of ``pass``), many times,
+alternating the tools, and prints the median and quartiles of the wall time
+from spawn to exit.  That is the fixed cost every worker process adds:
+interpreter start, imports, metadata collection, the clock probe, the JSON
+result sent back through the pipe.
+
+Usage::
+
+    python bench/worker_startup.py [--repeat 41] [--python PYTHON]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def spawn(python: str, tool: str, env: dict[str, str]) -> float:
+    read_fd, write_fd = os.pipe()
+    command = [python, "-m", tool, "timeit", "--worker", "--pipe", str(write_fd)]
+    command += ["-l", "1", "-n", "1", "-w", "0", "pass"]
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, pass_fds=(write_fd,), stdout=subprocess.DEVNULL)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as pipe:
+        data = pipe.read()
+    if process.wait() != 0 or not data:
+        raise SystemExit(f"{tool} worker failed")
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=41)
+    parser.add_argument("--python", default=sys.executable)
+    args = parser.parse_args()
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    tools = ["perf"]
+    if subprocess.run([args.python, "-c", "import pyperf"], env=env, capture_output=True, check=False).returncode == 0:
+        tools.append("pyperf")
+    times: dict[str, list[float]] = {tool: [] for tool in tools}
+    for tool in tools:  # warm the file system caches
+        spawn(args.python, tool, env)
+    for index in range(args.repeat):
+        for tool in tools if index % 2 == 0 else tools[::-1]:
+            times[tool].append(spawn(args.python, tool, env))
+    print(f"Python: {args.python}; {args.repeat} workers per tool, interleaved")
+    for tool in tools:
+        q1, median, q3 = statistics.quantiles(times[tool], n=4)
+        print(f"{tool:7} worker start-up to exit: median {median * 1e3:6.1f} ms (quartiles {q1 * 1e3:.1f} .. {q3 * 1e3:.1f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,267 @@
+"""Stability checks of one benchmark's result, returned as data.
+
+Each finding is a :class:`Check`: a short code and the figures the renderer
+needs (``perf/render/checks.py`` holds every sentence).  Calibration runs
+(runs without values) are ignored; a benchmark without values has no check.
+
+pyperf's checks (pyperf 2.10.0, ``format_checks`` in ``pyperf/_cli.py``),
+same thresholds and order:
+
+``stdev``
+    the standard deviation of all values is >= 10 % of their mean.
+    values: ``(stdev, percent, mean)``
+``sample_size``
+    otherwise, when the per-process means say more processes are needed for
+    a 95 % confidence interval of +-1 % (``Benchmark.required_nprocesses``,
+    Z = 1.96, W = 1 %) than were run.  values: ``(required, nprocesses)``
+``min`` / ``max``
+    the minimum / maximum is >= 50 % away from the mean.
+    values: ``(value, percent, mean)``, *percent* signed (``(value - mean) /
+    mean``, negative when smaller)
+``short_raw``
+    unit ``second`` only: the shortest raw value (value x loops) is < 1 ms.
+    values: ``(shortest_raw_value,)``
+``too_many_runs``
+    only with ``check_too_many_processes``: fewer than 75 % of the processes
+    run would have been enough (advice, not a warning).
+    values: ``(required, nprocesses)``
+
+Unlike pyperf, "processes" here counts runs with values: pyperf also counts
+calibration runs (compat.md §6.2, bug 14).
+
+perf's process-level checks (design notes R8 and R9, ``statistics.md``):
+
+``value_outliers``
+    more than 2 % of all values are severe Tukey outliers (beyond 3 IQR
+    from the quartiles).  values: ``(count, nvalues)``
+``process_outlier``
+    one per process whose mean is a severe Tukey outlier (3 IQR) among the
+    process means; needs >= 4 processes.  values: ``(process, percent,
+    process_mean, median)``: *process* is 1-based among the runs with
+    values, *percent* the signed deviation from the median of process means.
+``first_value_outlier``
+    in more than 25 % of the processes with >= 2 values, the first value is
+    a high Tukey outlier (above Q3 + 1.5 IQR of all values): the warmup was
+    too short.  values: ``(count, nprocesses, suggested_warmups)``
+``no_steady_state``
+    runs with ``steady_state`` metadata (JIT warmup detection) report
+    ``"no steady state"``.  values: ``(count, nprocesses_with_the_key)``
+``steady_state_mix``
+    whenever runs carry ``steady_state`` (information, not a warning).
+    values: ``((kind, count), ...)``, most frequent first
+
+The Tukey checks need >= 4 values and a non-zero interquartile range (with
+no spread there is nothing to judge an outlier against).
+
+Cost: one sort of the values and one of the process means; mean and stdev
+come from the benchmark's cache.
+
+Must not: produce text, print, read files, or drop values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any, NamedTuple, Sequence
+
+from perf.analysis import statistics
+from perf.model.benchmark import Benchmark
+from perf.model.metadata import STEADY_STATES
+from perf.model.run import Number, Run
+
+__all__ = [
+    "ADVICE_CODES",
+    "CODES",
+    "INFO_CODES",
+    "PYPERF_CODES",
+    "Check",
+    "check_benchmark",
+    "is_warning",
+]
+
+
+class Check(NamedTuple):
+    """One finding: a code (see the module documentation) and its figures."""
+
+    code: str
+    values: tuple[Any, ...]
+
+
+#: every code, in the order check_benchmark() reports them
+CODES = (
+    "stdev",
+    "sample_size",
+    "min",
+    "max",
+    "short_raw",
+    "value_outliers",
+    "process_outlier",
+    "first_value_outlier",
+    "no_steady_state",
+    "too_many_runs",
+    "steady_state_mix",
+)
+#: the codes pyperf 2.10.0 reports too
+PYPERF_CODES = frozenset({"stdev", "sample_size", "min", "max", "short_raw", "too_many_runs"})
+#: advice that is not a sign of an unstable result
+ADVICE_CODES = frozenset({"too_many_runs"})
+#: information only
+INFO_CODES = frozenset({"steady_state_mix"})
+
+#: pyperf's thresholds
+STDEV_PERCENT = 10.0
+MIN_MAX_PERCENT = 50.0
+SHORTEST_RAW_VALUE = 1e-3  # seconds
+TOO_MANY_RUNS_FRACTION = 0.75
+#: perf's thresholds (R8, R9)
+MILD_IQR = 1.5
+SEVERE_IQR = 3.0
+VALUE_OUTLIERS_FRACTION = 0.02
+FIRST_VALUE_OUTLIERS_FRACTION = 0.25
+MIN_TUKEY_VALUES = 4
+MIN_OUTLIER_PROCESSES = 4
+
+
+def is_warning(check: Check) -> bool:
+    """True when *check* says the result may be unstable."""
+    return check.code not in ADVICE_CODES and check.code not in INFO_CODES
+
+
+def check_benchmark(benchmark: Benchmark, check_too_many_processes: bool = False) -> list[Check]:
+    """Every check that applies to *benchmark*, in the order of :data:`CODES`.
+
+    *check_too_many_processes* adds the ``too_many_runs`` advice (pyperf's
+    ``check`` command asks for it; the runner does not).
+    """
+    runs = [run for run in benchmark.get_runs() if run.values]
+    if not runs:
+        return []
+    values = benchmark.get_values()
+    nprocesses = len(runs)
+    checks, required = _spread_checks(benchmark, values, nprocesses, check_too_many_processes)
+    checks.extend(_min_max_checks(benchmark, values))
+    checks.extend(_short_raw_check(benchmark, runs))
+    ordered = sorted(values)
+    checks.extend(_value_outliers_check(ordered))
+    checks.extend(_process_outlier_checks(benchmark.get_process_means()))
+    checks.extend(_first_value_check(benchmark, runs, ordered))
+    steady_states = _steady_state_checks(runs)
+    checks.extend(check for check in steady_states if check.code == "no_steady_state")
+    if check_too_many_processes and required is not None and required < nprocesses * TOO_MANY_RUNS_FRACTION:
+        checks.append(Check("too_many_runs", (required, nprocesses)))
+    checks.extend(check for check in steady_states if check.code == "steady_state_mix")
+    return checks
+
+
+def _spread_checks(
+    benchmark: Benchmark, values: Sequence[Number], nprocesses: int, want_required: bool
+) -> tuple[list[Check], int | None]:
+    """pyperf's std dev check, else its sample-size check; also return the
+    required number of processes when it was computed or *want_required*."""
+    checks: list[Check] = []
+    required: int | None = None
+    if want_required:
+        required = benchmark.required_nprocesses()
+    if len(values) < 2:
+        return checks, required
+    mean = benchmark.mean()
+    stdev = benchmark.stdev()
+    percent = stdev * 100.0 / mean
+    if percent >= STDEV_PERCENT:
+        checks.append(Check("stdev", (stdev, percent, mean)))
+        return checks, required
+    if not want_required:
+        required = benchmark.required_nprocesses()
+    if required is not None and required > nprocesses:
+        checks.append(Check("sample_size", (required, nprocesses)))
+    return checks, required
+
+
+def _min_max_checks(benchmark: Benchmark, values: Sequence[Number]) -> list[Check]:
+    mean = benchmark.mean()
+    checks = []
+    for code, value in (("min", min(values)), ("max", max(values))):
+        percent = (value - mean) * 100.0 / mean
+        if abs(percent) >= MIN_MAX_PERCENT:
+            checks.append(Check(code, (value, percent, mean)))
+    return checks
+
+
+def _short_raw_check(benchmark: Benchmark, runs: Sequence[Run]) -> list[Check]:
+    if benchmark.get_unit() != "second":
+        return []
+    # loops > 0, so the smallest raw value of a run is its smallest value x loops
+    shortest = min(min(run.values) * run.get_total_loops() for run in runs)
+    if shortest < SHORTEST_RAW_VALUE:
+        return [Check("short_raw", (shortest,))]
+    return []
+
+
+def _fences(ordered: Sequence[Number], factor: float) -> tuple[float, float] | None:
+    """Tukey's fences of sorted values (``statistics.tukey_fences``: linear
+    time on sorted input); ``None`` with fewer than 4 values or no spread."""
+    if len(ordered) < MIN_TUKEY_VALUES:
+        return None
+    low, high = statistics.tukey_fences(ordered, factor)
+    if not low < high:  # IQR = 0
+        return None
+    return low, high
+
+
+def _value_outliers_check(ordered: Sequence[Number]) -> list[Check]:
+    fences = _fences(ordered, SEVERE_IQR)
+    if fences is None:
+        return []
+    count = statistics.count_outside(ordered, *fences)
+    if count > VALUE_OUTLIERS_FRACTION * len(ordered):
+        return [Check("value_outliers", (count, len(ordered)))]
+    return []
+
+
+def _process_outlier_checks(means: Sequence[float]) -> list[Check]:
+    if len(means) < MIN_OUTLIER_PROCESSES:
+        return []
+    ordered = sorted(means)
+    fences = _fences(ordered, SEVERE_IQR)
+    if fences is None:
+        return []
+    low, high = fences
+    median = statistics.median(ordered)
+    return [
+        Check("process_outlier", (process, (mean - median) * 100.0 / median, mean, median))
+        for process, mean in enumerate(means, 1)
+        if not low <= mean <= high
+    ]
+
+
+def _first_value_check(benchmark: Benchmark, runs: Sequence[Run], ordered: Sequence[Number]) -> list[Check]:
+    fences = _fences(ordered, MILD_IQR)
+    if fences is None:
+        return []
+    high = fences[1]
+    candidates = [run.values for run in runs if len(run.values) >= 2]
+    count = sum(1 for values in candidates if values[0] > high)
+    if candidates and count > FIRST_VALUE_OUTLIERS_FRACTION * len(candidates):
+        suggested = max(2, math.ceil(benchmark.get_nwarmup()) + 1)
+        return [Check("first_value_outlier", (count, len(candidates), suggested))]
+    return []
+
+
+def _steady_state_checks(runs: Sequence[Run]) -> list[Check]:
+    kinds = [run.get_metadata().get("steady_state") for run in runs]
+    counts = Counter(str(kind) for kind in kinds if kind is not None)
+    if not counts:
+        return []
+    checks = []
+    stuck = counts.get("no steady state", 0)
+    if stuck:
+        checks.append(Check("no_steady_state", (stuck, sum(counts.values()))))
+
+    def order(item: tuple[str, int]) -> tuple[int, int, str]:
+        kind, count = item
+        rank = STEADY_STATES.index(kind) if kind in STEADY_STATES else len(STEADY_STATES)
+        return (-count, rank, kind)
+
+    checks.append(Check("steady_state_mix", tuple(sorted(counts.items(), key=order))))
+    return checks

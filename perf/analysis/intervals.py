@@ -1,0 +1,78 @@
+"""Confidence intervals of a mean: Student's t interval.
+
+``mean_interval`` is the textbook two-sided interval
+``mean ± t(1 - (1 - confidence) / 2, n - 1) · s / √n`` (Student 1908; e.g.
+NIST/SEMATECH e-Handbook of Statistical Methods, §7.2.2.1), with the t
+quantile from :mod:`perf.analysis.distributions`.
+
+``benchmark_mean_interval`` applies it to a benchmark's per-process means,
+never to the pooled values: values from one worker process share its memory
+layout, hash seed and caches, so they are not independent, and an interval
+over pooled values is too narrow (design note R1 in ``statistics.md``: at a
+nominal 95 %, pooled intervals covered the truth 83-87 % of the time,
+intervals over process means 95-96 %).
+
+Must not: format text, or pool the values of different processes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple, Sequence
+
+from perf.analysis import statistics
+from perf.analysis.distributions import student_t_ppf
+from perf.model.benchmark import Benchmark
+
+__all__ = ["Interval", "benchmark_mean_interval", "mean_interval"]
+
+
+class Interval(NamedTuple):
+    """A two-sided confidence interval around an estimate."""
+
+    #: the point estimate (here: the mean)
+    estimate: float
+    #: lower bound
+    low: float
+    #: upper bound
+    high: float
+    #: confidence level, e.g. 0.95
+    confidence: float
+    #: number of observations the interval is built on
+    n: int
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0.0 < confidence < 1.0:  # also rejects NaN
+        raise ValueError(f"confidence must be between 0 and 1 (exclusive), got {confidence!r}")
+
+
+def mean_interval(values: Sequence[float], confidence: float = 0.95) -> Interval:
+    """Student t interval of the mean of *values* (at least two).
+
+    Raise :class:`ValueError` when there are fewer than two values or when
+    *confidence* is not strictly between 0 and 1.
+    """
+    _check_confidence(confidence)
+    n = len(values)
+    if n < 2:
+        raise ValueError(f"a confidence interval of the mean needs at least 2 values, got {n}")
+    estimate = statistics.mean(values)
+    # the lower tail probability (1 - confidence) / 2 is more precise than
+    # 1 - (1 - confidence) / 2 for high confidence levels
+    t = -student_t_ppf((1.0 - confidence) / 2.0, n - 1)
+    half_width = t * statistics.stdev(values) / math.sqrt(n)
+    return Interval(estimate, estimate - half_width, estimate + half_width, confidence, n)
+
+
+def benchmark_mean_interval(benchmark: Benchmark, confidence: float = 0.95) -> Interval | None:
+    """t interval of the mean of the benchmark's per-process means.
+
+    Each run with values contributes the mean of its values; calibration runs
+    (no values) are skipped.  ``None`` when fewer than two runs have values.
+    """
+    _check_confidence(confidence)
+    means = benchmark.get_process_means()
+    if len(means) < 2:
+        return None
+    return mean_interval(means, confidence)

@@ -1,0 +1,178 @@
+"""Text of the stability checks: pyperf's warning block, with perf's names.
+
+The checks themselves come from :mod:`perf.analysis.checks`; this module
+owns every sentence.  Bullets that pyperf 2.10.0 prints keep its wording
+word for word (users and CI scripts grep them, "95% certainly" included);
+perf's own checks get plain sentences.  Layout of :func:`format_warnings`::
+
+    WARNING: the benchmark result may be unstable
+    * <one bullet per warning>
+
+    Try to rerun the benchmark with more runs, values and/or loops.
+    Run 'python -m perf system tune' command to reduce the system jitter.
+    Use python -m perf stats, python -m perf dump and python -m perf hist to analyze results.
+    Use --quiet option to hide these warnings.
+    <advice lines, e.g. "Benchmark was run more times than necessary ...">
+
+    <information lines, e.g. "steady state: 4 warmup, 1 flat">
+
+Like pyperf, "python" is the base name of the running interpreter
+(``python3``, ``pypy3``...) unless the caller names one, and the advice
+lines follow the block without a blank line.
+
+Must not: compute statistics (only format the checks' figures), read
+files, or print.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Callable, Sequence
+
+from perf.analysis.checks import ADVICE_CODES, INFO_CODES, Check, check_benchmark, is_warning
+from perf.model.benchmark import Benchmark
+
+__all__ = ["WARNING_TITLE", "format_check", "format_checks", "format_warnings"]
+
+WARNING_TITLE = "WARNING: the benchmark result may be unstable"
+
+
+def _stdev(check: Check, benchmark: Benchmark) -> str:
+    stdev, percent, mean = check.values
+    return (
+        f"the standard deviation ({benchmark.format_value(stdev)}) is {percent:.0f}% "
+        f"of the mean ({benchmark.format_value(mean)})"
+    )
+
+
+def _sample_size(check: Check, benchmark: Benchmark) -> str:
+    return "Not enough samples to get a stable result (95% certainly of less than 1% variation)"
+
+
+def _min_max(check: Check, benchmark: Benchmark) -> str:
+    value, percent, mean = check.values
+    name = "minimum" if check.code == "min" else "maximum"
+    difference = f"{percent:.0f}% greater" if percent >= 0 else f"{-percent:.0f}% smaller"
+    return (
+        f"the {name} ({benchmark.format_value(value)}) is {difference} than the mean ({benchmark.format_value(mean)})"
+    )
+
+
+def _short_raw(check: Check, benchmark: Benchmark) -> str:
+    (shortest,) = check.values
+    return f"the shortest raw value is only {benchmark.format_value(shortest)}"
+
+
+def _too_many_runs(check: Check, benchmark: Benchmark) -> str:
+    required, _nprocesses = check.values
+    return (
+        "Benchmark was run more times than necessary to get a stable result.\n"
+        f"Consider passing processes={required:d} to the Runner constructor to save time."
+    )
+
+
+def _value_outliers(check: Check, benchmark: Benchmark) -> str:
+    count, nvalues = check.values
+    verb = "is a severe outlier" if count == 1 else "are severe outliers"
+    return f"{count} of {nvalues} values ({count * 100.0 / nvalues:.0f}%) {verb} (more than 3 IQR beyond the quartiles)"
+
+
+def _process_outlier(check: Check, benchmark: Benchmark) -> str:
+    process, percent, _mean, _median = check.values
+    if benchmark.get_unit() == "second":
+        if percent >= 0:
+            return f"process {process} was {percent:.0f}% slower than the median of process means (noisy neighbour?)"
+        return f"process {process} was {-percent:.0f}% faster than the median of process means"
+    difference = f"{percent:.0f}% greater" if percent >= 0 else f"{-percent:.0f}% smaller"
+    return f"the mean of process {process} was {difference} than the median of process means"
+
+
+def _first_value_outlier(check: Check, benchmark: Benchmark) -> str:
+    count, nprocesses, warmups = check.values
+    return (
+        f"the first value of a process is an outlier in {count} of {nprocesses} processes: "
+        f"consider --warmups {warmups} or more"
+    )
+
+
+def _no_steady_state(check: Check, benchmark: Benchmark) -> str:
+    count, nprocesses = check.values
+    return (
+        f"{count} of {nprocesses} processes found no steady state: their values were still changing "
+        "at the end of the process (run more values per process, or look for a slowdown)"
+    )
+
+
+def _steady_state_mix(check: Check, benchmark: Benchmark) -> str:
+    return "steady state: " + ", ".join(f"{count} {kind}" for kind, count in check.values)
+
+
+_FORMATTERS: dict[str, Callable[[Check, Benchmark], str]] = {
+    "stdev": _stdev,
+    "sample_size": _sample_size,
+    "min": _min_max,
+    "max": _min_max,
+    "short_raw": _short_raw,
+    "too_many_runs": _too_many_runs,
+    "value_outliers": _value_outliers,
+    "process_outlier": _process_outlier,
+    "first_value_outlier": _first_value_outlier,
+    "no_steady_state": _no_steady_state,
+    "steady_state_mix": _steady_state_mix,
+}
+
+
+def format_check(check: Check, benchmark: Benchmark) -> str:
+    """The text of one check, values in the benchmark's unit.
+
+    One line (a bullet without its ``"* "``), except ``too_many_runs``:
+    pyperf's two sentences, separated by a newline.  An unknown code raises
+    :class:`ValueError`.
+    """
+    try:
+        formatter = _FORMATTERS[check.code]
+    except KeyError:
+        raise ValueError(f"unknown check code: {check.code!r}") from None
+    return formatter(check, benchmark)
+
+
+def _python_name(python: str | None) -> str:
+    if python is not None:
+        return python
+    return os.path.basename(sys.executable) or "python"
+
+
+def format_warnings(checks: Sequence[Check], benchmark: Benchmark, python: str | None = None) -> list[str]:
+    """Lines for *checks* (see the module documentation); ``[]`` for none.
+
+    *python* is the interpreter named in the advice (default: the base name
+    of ``sys.executable``, as pyperf does).
+    """
+    lines: list[str] = []
+    warnings = [check for check in checks if is_warning(check)]
+    if warnings:
+        python = _python_name(python)
+        lines.append(WARNING_TITLE)
+        lines.extend(f"* {format_check(check, benchmark)}" for check in warnings)
+        lines.append("")
+        lines.append("Try to rerun the benchmark with more runs, values and/or loops.")
+        lines.append(f"Run '{python} -m perf system tune' command to reduce the system jitter.")
+        lines.append(f"Use {python} -m perf stats, {python} -m perf dump and {python} -m perf hist to analyze results.")
+        lines.append("Use --quiet option to hide these warnings.")
+    for check in checks:
+        if check.code in ADVICE_CODES:
+            lines.extend(format_check(check, benchmark).splitlines())
+    information = [format_check(check, benchmark) for check in checks if check.code in INFO_CODES]
+    if information:
+        if lines:
+            lines.append("")
+        lines.extend(information)
+    return lines
+
+
+def format_checks(benchmark: Benchmark, check_too_many_processes: bool = False, python: str | None = None) -> list[str]:
+    """Run :func:`perf.analysis.checks.check_benchmark` and format the result
+    (pyperf's ``format_checks(bench, check_too_many_processes=...)``)."""
+    checks = check_benchmark(benchmark, check_too_many_processes=check_too_many_processes)
+    return format_warnings(checks, benchmark, python=python)

@@ -1,0 +1,187 @@
+"""Text of ``stats``: the descriptive statistics of one benchmark.
+
+:func:`format_stats` gives pyperf 2.10.0's ``pyperf stats`` text (byte for
+byte when the benchmark has values), then perf's process-level block
+(design R1 and R9): the worker process is the unit of replication, so the
+block reports the mean of the process means with its confidence interval,
+the standard deviations between and within processes with their intraclass
+correlation (ICC), and Tukey outliers among the process means.
+
+A benchmark holding only calibration runs gets what is known about it
+(pyperf 2.10.0 crashes on it).
+
+Must not: compute statistics (the model and perf.analysis do), read files, print.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from perf.analysis import statistics
+from perf.analysis.intervals import benchmark_mean_interval
+from perf.model.benchmark import Benchmark
+from perf.model.run import Number
+from perf.render.benchmark import format_result_value
+from perf.render.units import format_datetime, format_number, format_seconds
+
+#: percentiles of the stats text and their names
+_PERCENTILES = (0, 5, 25, 50, 75, 95, 100)
+_PERCENTILE_NAMES = {0: "minimum", 25: "Q1", 50: "median", 75: "Q3", 100: "maximum"}
+
+#: Tukey's fence factor for (mild) outliers
+_TUKEY_FACTOR = 1.5
+
+
+def _format_count(number: Number) -> str:
+    """A count per run: an int, or a float average when runs differ."""
+    text = format_number(number)
+    return f"{text} (average)" if isinstance(number, float) else text
+
+
+def _format_loops(benchmark: Benchmark) -> str:
+    """``2^15``, or ``10485760 (2^20 outer-loops x 10 inner-loops)``."""
+    loops = benchmark.get_loops()
+    inner_loops = benchmark.get_inner_loops()
+    total_loops = loops * inner_loops
+    text = format_number(total_loops) if isinstance(total_loops, int) else f"{total_loops} (average)"
+    if isinstance(inner_loops, int) and inner_loops == 1:
+        return text
+    outer = format_number(loops, "outer-loop") if isinstance(loops, int) else f"{loops:.1f} outer-loops (average)"
+    inner = (
+        format_number(inner_loops, "inner-loop")
+        if isinstance(inner_loops, int)
+        else f"{inner_loops:.1f} inner-loops (average)"
+    )
+    return f"{text} ({outer} x {inner})"
+
+
+def _format_header(benchmark: Benchmark) -> list[str]:
+    """Duration, dates, raw value range and the number of runs."""
+    lines = []
+    duration = benchmark.get_total_duration()
+    if duration:
+        lines.append(f"Total duration: {format_seconds(duration)}")
+    dates = benchmark.get_dates()
+    if dates:
+        lines.append(f"Start date: {format_datetime(dates[0], microsecond=False)}")
+        lines.append(f"End date: {format_datetime(dates[1], microsecond=False)}")
+    raw_values = [value for run in benchmark.get_runs() for value in run.get_raw_values()]
+    if raw_values:
+        lines.append(f"Raw value minimum: {benchmark.format_value(min(raw_values))}")
+        lines.append(f"Raw value maximum: {benchmark.format_value(max(raw_values))}")
+    nrun = benchmark.get_nrun()
+    ncalibration = sum(run.is_calibration() for run in benchmark.get_runs())
+    lines.extend(
+        [
+            "",
+            f"Number of calibration run: {format_number(ncalibration)}",
+            f"Number of run with values: {format_number(nrun - ncalibration)}",
+            f"Total number of run: {format_number(nrun)}",
+            "",
+        ]
+    )
+    return lines
+
+
+def _format_table(benchmark: Benchmark) -> list[str]:
+    """Minimum, median +- MAD, mean +- std dev and maximum, aligned."""
+    values = benchmark.get_values()
+    table = [("Minimum", benchmark.format_value(min(values)))]
+    if len(values) > 2:
+        median, mad = benchmark.format_values((benchmark.median(), benchmark.median_abs_dev()))
+        table.append(("Median +- MAD", f"{median} +- {mad}"))
+        mean, stdev = benchmark.format_values((benchmark.mean(), benchmark.stdev()))
+        table.append(("Mean +- std dev", f"{mean} +- {stdev}"))
+    else:
+        # pyperf labels the median "Mean" too below three values
+        table.append(("Mean", benchmark.format_value(benchmark.median())))
+        table.append(("Mean", benchmark.format_value(benchmark.mean())))
+    table.append(("Maximum", benchmark.format_value(max(values))))
+    width = max(len(key) + 1 for key, _value in table)
+    return [f"{(key + ':').ljust(width)} {value}" for key, value in table]
+
+
+def _format_percentiles(benchmark: Benchmark) -> list[str]:
+    mean = benchmark.mean()
+    lines = []
+    for p in _PERCENTILES:
+        value = benchmark.percentile(p)
+        distance = (value - mean) * 100.0 / mean
+        text = f"{p:>3}th percentile: {benchmark.format_value(value)} ({distance:+.0f}% of the mean)"
+        name = _PERCENTILE_NAMES.get(p)
+        lines.append(f"{text} -- {name}" if name else text)
+    return lines
+
+
+def _format_outliers(benchmark: Benchmark, values: Sequence[Number], what: str) -> str:
+    """``Number of outlier (out of LOW..HIGH): N`` with Tukey's 1.5 IQR fences."""
+    low, high = statistics.tukey_fences(values, _TUKEY_FACTOR)
+    count = statistics.count_outside(values, low, high)
+    bounds = benchmark.format_values((low, high))
+    return f"Number of {what} (out of {bounds[0]}..{bounds[1]}): {format_number(count)}"
+
+
+def format_pyperf_stats(benchmark: Benchmark) -> list[str]:
+    """pyperf's ``stats`` text of one benchmark (no title, no checks)."""
+    lines = _format_header(benchmark)
+    if not benchmark.get_values():
+        lines.append("Total number of values: 0")
+        lines.append(format_result_value(benchmark))
+        return lines
+    lines.append(f"Number of warmup per run: {_format_count(benchmark.get_nwarmup())}")
+    lines.append(f"Number of value per run: {_format_count(benchmark.get_nvalue_per_run())}")
+    lines.append(f"Loop iterations per value: {_format_loops(benchmark)}")
+    lines.append(f"Total number of values: {format_number(benchmark.get_nvalue())}")
+    lines.append("")
+    lines.extend(_format_table(benchmark))
+    lines.append("")
+    lines.extend(_format_percentiles(benchmark))
+    lines.append("")
+    lines.append(_format_outliers(benchmark, benchmark.get_values(), "outlier"))
+    return lines
+
+
+def _format_interval(benchmark: Benchmark) -> list[str]:
+    """The confidence interval of the mean of process means."""
+    interval = benchmark_mean_interval(benchmark)
+    if interval is None:
+        return ["CI of the mean of process means: not computed (needs 2 processes or more)"]
+    low, high = benchmark.format_values((interval.estimate, interval.low, interval.high))[1:]
+    return [f"{interval.confidence:.0%} CI of the mean of process means: {low} .. {high}"]
+
+
+def _format_variance_components(benchmark: Benchmark, mean: float) -> list[str]:
+    """Standard deviations between and within processes, and their ICC."""
+    groups = [run.values for run in benchmark.get_runs() if run.values]
+    if len(groups) < 2 or all(len(group) < 2 for group in groups):
+        return ["Std dev between/within processes: not computed (needs 2 processes, one of them with 2 values or more)"]
+    between, within = statistics.variance_components(groups)
+    texts = benchmark.format_values((mean, math.sqrt(between), math.sqrt(within)))
+    total = between + within
+    icc = f"{between / total:.2f}" if total else "n/a (no variance)"
+    return [
+        f"Std dev between processes: {texts[1]}",
+        f"Std dev within processes: {texts[2]}",
+        f"ICC (between / total variance): {icc}",
+    ]
+
+
+def format_process_stats(benchmark: Benchmark) -> list[str]:
+    """perf's process-level block: the worker process is the unit."""
+    means = benchmark.get_process_means()
+    lines = [f"Number of processes with values: {format_number(len(means))}"]
+    if not means:
+        return lines
+    mean = statistics.mean(means)
+    lines.append(f"Mean of process means: {benchmark.format_value(mean)}")
+    lines.extend(_format_interval(benchmark))
+    lines.extend(_format_variance_components(benchmark, mean))
+    lines.append(_format_outliers(benchmark, means, "outlier process means"))
+    return lines
+
+
+def format_stats(benchmark: Benchmark) -> list[str]:
+    """The ``stats`` text of one benchmark: pyperf's lines, an empty line,
+    then perf's process-level block (no title, no checks)."""
+    return [*format_pyperf_stats(benchmark), "", *format_process_stats(benchmark)]
