@@ -143,6 +143,11 @@ def measure(
                 f"a value of {loops} loops took 0 seconds: the clock is too coarse (use more loops or --min-time)"
             )
         values.append(per_iteration(raw, loops))
+    if steady is not None:
+        # classify the whole sequence again: a slow phase longer than the
+        # first windows can look steady at first (recorded, never an error)
+        sequence = [value for _, value in warmups[steps:]] + values
+        steady = classify(sequence)
     return Samples(tuple(values), tuple(warmups), loops, steps, steady)
 
 
