@@ -348,3 +348,69 @@ def test_json_pipe_payload_is_a_benchmark(tmp_path):
     assert process.wait(60) == 0
     assert data["version"] == "1.0"
     assert len(data["benchmarks"][0]["runs"]) == 1
+
+
+# -- other interpreters ------------------------------------------------------------
+
+
+def _pyenv_python(exclude):
+    """Another CPython from pyenv (found with ``pyenv root``), or None."""
+    try:
+        root = subprocess.run(["pyenv", "root"], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    versions = pathlib.Path(root, "versions")
+    for version in sorted(versions.glob("3.1[0-9]*"), reverse=True):
+        python = version / "bin" / "python"
+        if python.exists() and os.path.realpath(python) != os.path.realpath(exclude):
+            return str(python)
+    return None
+
+
+def test_compare_to_another_cpython(tmp_path):
+    reference = _pyenv_python(sys.executable)
+    if reference is None:
+        pytest.skip("no other CPython installed with pyenv")
+    bench = script(tmp_path, PYPERF_STYLE)
+    result = run([sys.executable, str(bench), *FAST, "--compare-to", reference, "--python-names", "ref:new"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "ref: sort: Mean +- std dev: " in result.stdout
+    assert "new: sort: Mean +- std dev: " in result.stdout
+    assert "sort: Mean +- std dev: [ref] " in result.stdout
+
+
+def _pypy():
+    import shutil
+
+    return shutil.which("pypy3")
+
+
+PYPY_SCRIPT = """
+    import perf
+
+    def work():
+        return sorted(str(i) for i in range(100))
+
+    perf.Runner().bench_func("work", work)
+    """
+
+
+@pytest.mark.skipif(_pypy() is None, reason="PyPy (pypy3) is not installed")
+@pytest.mark.parametrize("kind", ["timeit", "script"])
+def test_pypy_records_steady_state(tmp_path, kind):
+    output = tmp_path / "pypy.json"
+    options = ["-p", "2", "-n", "3", "--min-time", "0.01", "-o", str(output)]
+    if kind == "timeit":
+        command = [_pypy(), "-m", "perf", "timeit", *options, "sorted(range(100))"]
+    else:
+        command = [_pypy(), str(script(tmp_path, PYPY_SCRIPT)), *options]
+    result = run(command, tmp_path, timeout=600)
+    assert result.returncode == 0, result.stderr
+    (benchmark,) = load(str(output)).get_benchmarks()
+    value_runs = [run for run in benchmark.get_runs() if run.values]
+    assert len(value_runs) == 2
+    for value_run in value_runs:
+        metadata = value_run.get_metadata()
+        assert metadata["steady_state"] in ("flat", "warmup", "slowdown", "no steady state")
+        assert metadata["steady_state_warmups"] >= 0
+        assert len(value_run.warmups) >= 20  # at least two windows of warmups were examined
