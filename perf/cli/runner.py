@@ -113,7 +113,7 @@ class Runner:
         try:
             namespace = self.argparser.parse_args(args)
             self._check_args(namespace)
-        except UsageError as exc:
+        except PerfError as exc:
             _fail(str(exc))
         self.args = namespace
         return namespace
@@ -135,6 +135,10 @@ class Runner:
 
             if not peak_rss_supported():
                 raise UsageError("--track-memory is not supported on this platform")
+        if args.append and not args.worker and os.path.exists(args.append):
+            from perf.storage.files import load
+
+            load(args.append)  # a broken file is reported now, not after the run
         if args.affinity and not args.worker:
             _check_affinity(args.affinity)
         elif not args.worker and not args.affinity:
@@ -305,18 +309,26 @@ class Runner:
         return benchmark
 
     def _save(self, benchmark: Benchmark) -> None:
+        """Write the results; if the file cannot take them, keep them in
+        another file rather than lose a long run."""
         from perf.storage import files
 
         args = self.args
         assert args is not None
-        if args.append:
-            files.add_runs(args.append, benchmark)
-        if args.output:
-            if self._wrote_output:
-                files.add_runs(args.output, benchmark)
+        path = args.append or args.output
+        if not path:
+            return
+        try:
+            if args.append or self._wrote_output:
+                files.add_runs(path, benchmark)
             else:
-                _dump_new(benchmark, args.output)
+                files.dump(benchmark, path)
                 self._wrote_output = True
+        except PerfError as exc:
+            root, ext = os.path.splitext(path[:-3] if path.endswith(".gz") else path)
+            other = f"{root}-{os.getpid()}{ext}"
+            files.dump(benchmark, other)
+            raise UsageError(f"{exc}; the results of {benchmark.get_name()!r} were saved to {other}") from None
 
     def _compare_to(self, index: int, name: str) -> None:
         from perf.cli import display
@@ -332,21 +344,6 @@ class Runner:
             finally:
                 progress.close()
         display.print_comparison(name if self._show_name else None, names, results, args)
-
-
-def _dump_new(benchmark: Benchmark, path: str) -> None:
-    """Write a new result file; if another process created it meanwhile,
-    keep the results under another name rather than lose them."""
-    from perf.errors import ResultFileExistsError
-    from perf.storage import files
-
-    try:
-        files.dump(benchmark, path)
-    except ResultFileExistsError:
-        root, ext = os.path.splitext(path)
-        other = f"{root}-{os.getpid()}{ext}"
-        files.dump(benchmark, other)
-        raise UsageError(f"{path} was created by another process during the run; results saved to {other}") from None
 
 
 def _print_user_traceback(exc: BaseException) -> None:

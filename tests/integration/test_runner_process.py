@@ -414,3 +414,43 @@ def test_pypy_records_steady_state(tmp_path, kind):
         assert metadata["steady_state"] in ("flat", "warmup", "slowdown", "no steady state")
         assert metadata["steady_state_warmups"] >= 0
         assert len(value_run.warmups) >= 20  # at least two windows of warmups were examined
+
+
+def test_append_to_a_broken_file_fails_before_running(tmp_path):
+    bench = script(tmp_path, "import perf\nperf.Runner().bench_func('f', sum, range(10))\n")
+    output = tmp_path / "out.json"
+    output.write_text("[1, 2")
+    result = run([sys.executable, str(bench), *FAST, "--append", str(output)], tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"ERROR: {output}: ")
+    assert result.stdout == ""
+    assert output.read_text() == "[1, 2"
+
+
+def test_results_are_kept_when_the_append_file_cannot_take_them(tmp_path):
+    """The file changed during the run (another unit for the same name):
+    the runs go to another file instead of being lost."""
+    bench = script(
+        tmp_path,
+        """
+        import sys
+        import perf
+
+        def spoil(*args):
+            # another perf process wrote an incompatible benchmark meanwhile
+            bench = perf.Benchmark([perf.Run([1.0], metadata={"name": "f", "unit": "byte"})])
+            bench.dump(sys.argv[-1], replace=True)
+
+        runner = perf.Runner()
+        runner.parse_args()
+        if not runner.args.worker:
+            spoil()
+        runner.bench_func("f", sum, range(10))
+        """,
+    )
+    output = tmp_path / "out.json"
+    result = run([sys.executable, str(bench), *FAST, "--append", str(output)], tmp_path)
+    assert result.returncode == 1
+    rescue = tmp_path / f"out-{result.stderr.split('out-')[1].split('.json')[0]}.json"
+    assert result.stderr.strip().endswith(f"the results of 'f' were saved to {rescue}")
+    assert load(str(rescue)).get_benchmark("f").get_nvalue() == 4
