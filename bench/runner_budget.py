@@ -86,34 +86,61 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--python", default=sys.executable)
-    parser.add_argument("extra", nargs="*", help="extra runner options for both tools")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="LABEL=OPTIONS",
+        help="also run perf with these options (e.g. 'perf-24x2=-p 24 -n 2')",
+    )
+    parser.add_argument("extra", nargs="*", help="extra runner options for every tool")
     args = parser.parse_args()
     env = dict(os.environ, PYTHONPATH=ROOT)
     have_pyperf = (
         subprocess.run([args.python, "-c", "import pyperf"], env=env, capture_output=True, check=False).returncode == 0
     )
-    tools = ["perf", "pyperf"] if have_pyperf else ["perf"]
+    # label -> (module, options)
+    variants = {"perf": ("perf", [])}
+    for variant in args.variant:
+        label, _, options = variant.partition("=")
+        variants[label] = ("perf", options.split())
+    if have_pyperf:
+        variants["pyperf"] = ("pyperf", [])
+    tools = list(variants)
     with tempfile.TemporaryDirectory() as tmp:
         scripts = {}
-        for tool in tools:
+        for tool in ("perf", "pyperf"):
             scripts[tool] = os.path.join(tmp, f"bench_{tool}.py")
             with open(scripts[tool], "w") as file:
                 file.write(SCRIPT.format(tool=tool))
         cases = {
-            f"timeit {STATEMENT!r}": lambda tool: [args.python, "-m", tool, "timeit", *args.extra, STATEMENT],
-            "bench script (bench_func)": lambda tool: [args.python, scripts[tool], *args.extra],
+            f"timeit {STATEMENT!r}": lambda label: [
+                args.python,
+                "-m",
+                variants[label][0],
+                "timeit",
+                *variants[label][1],
+                *args.extra,
+                STATEMENT,
+            ],
+            "bench script (bench_func)": lambda label: [
+                args.python,
+                scripts[variants[label][0]],
+                *variants[label][1],
+                *args.extra,
+            ],
         }
         results: dict[tuple[str, str], list[dict[str, float]]] = {}
         for round_index in range(args.rounds):
             order = tools if round_index % 2 == 0 else tools[::-1]
             for case, build in cases.items():
                 for tool in order:
-                    figures = measure(build(tool), os.path.join(tmp, f"{tool}.json"), env)
+                    figures = measure(build(tool), os.path.join(tmp, "result.json"), env)
                     results.setdefault((case, tool), []).append(figures)
             print(f"round {round_index + 1}/{args.rounds} done", file=sys.stderr)
     print(f"Python: {args.python}; {args.rounds} rounds, tools interleaved; medians over rounds")
     print()
-    header = f"{'case':32} {'tool':7} {'processes x values':>18} {'wall (s)':>9} {'efficiency':>10} "
+    header = f"{'case':32} {'tool':10} {'processes x values':>18} {'wall (s)':>9} {'efficiency':>10} "
     header += f"{'start-up/worker':>15} {'SE of mean':>10}"
     print(header)
     print("-" * len(header))
@@ -123,13 +150,14 @@ def main() -> None:
             med = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
             shape = f"{med['processes']:.0f} x {med['values'] / med['processes']:.0f}"
             print(
-                f"{case:32} {tool:7} {shape:>18} {med['wall']:9.2f} {med['efficiency']:10.0%} "
+                f"{case:32} {tool:10} {shape:>18} {med['wall']:9.2f} {med['efficiency']:10.0%} "
                 f"{med['startup'] * 1e3:12.0f} ms {med['se']:9.2f}%"
             )
-        if len(tools) == 2:
-            perf_wall = statistics.median(run["wall"] for run in results[(case, "perf")])
+        if have_pyperf:
             pyperf_wall = statistics.median(run["wall"] for run in results[(case, "pyperf")])
-            print(f"{'':32} perf wall time = {perf_wall / pyperf_wall:.0%} of pyperf's")
+            for tool in tools[:-1]:
+                wall = statistics.median(run["wall"] for run in results[(case, tool)])
+                print(f"{'':32} {tool} wall time = {wall / pyperf_wall:.0%} of pyperf's")
     print()
     print("SE of mean: standard deviation of process means / sqrt(processes), % of the mean.")
 
