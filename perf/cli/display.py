@@ -32,9 +32,10 @@ def sample_printer(task: Task) -> Callable[[str, int, float], None]:
 
 
 def _format_left(seconds: float) -> str:
+    seconds = round(seconds)
     if seconds < 60:
-        return f"{seconds:.0f} s"
-    minutes, seconds = divmod(round(seconds), 60)
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
     if minutes < 60:
         return f"{minutes} min {seconds:02d} s"
     hours, minutes = divmod(minutes, 60)

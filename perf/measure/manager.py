@@ -161,6 +161,8 @@ def run_worker(
         code = worker.wait(None if timeout is None else worker.started + timeout)
         if code is None:
             worker.kill()
+            if timeout is None:
+                raise WorkerError(f"{what} sent its result but did not exit within {EXIT_TIMEOUT:g} s; it was stopped")
             raise WorkerTimeoutError(f"{what} ran longer than the timeout ({timeout:g} s) and was stopped")
         stderr = bytes(worker.stderr)
         if code != 0:

@@ -12,6 +12,7 @@ Must not: spawn processes, collect metadata, print.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Callable, NamedTuple
 
@@ -76,6 +77,57 @@ def _ignore(kind: str, loops: int, raw: float) -> None:
     pass
 
 
+class _Sampler:
+    """Takes samples of one time function and keeps the warmups."""
+
+    def __init__(self, time_function: TimeFunction, plan: SamplingPlan, report: Callable[[str, int, float], None]):
+        self.time_function = time_function
+        self.plan = plan
+        self.report = report
+        self.warmups: list[tuple[int, float]] = []
+
+    def take(self, kind: str, loops: int) -> float:
+        """Time one sample, report it, return its value per iteration."""
+        raw = _timed(self.time_function, loops)
+        self.report(kind, loops, raw)
+        if raw == 0 and kind == "value":
+            raise WorkerError(
+                f"a value of {loops} loops took 0 seconds: the clock is too coarse (use more loops or --min-time)"
+            )
+        return raw / (loops * self.plan.inner_loops)
+
+    def warmup(self, kind: str, loops: int) -> float:
+        value = self.take(kind, loops)
+        self.warmups.append((loops, value))
+        return value
+
+    def calibrate(self, target: float) -> int:
+        loops = 1
+        for _ in range(MAX_CALIBRATION_STEPS):
+            raw = self.warmup("calibration", loops) * loops * self.plan.inner_loops
+            if is_accepted(raw, loops, target):
+                break
+            loops = next_loops(loops, raw, target)
+        return loops
+
+    def find_steady_state(self, loops: int, target: float, calibrating: bool) -> tuple[int, int, SteadyState]:
+        """JIT warmup: (loops, index of the first warmup of the final
+        warm-up, its state).  When calibrating, a JIT makes the code faster
+        once warm: the loops are sized again on the steady segment, and the
+        warm-up starts over with them."""
+        for attempt in range(MAX_RECALIBRATIONS + 1):
+            start = len(self.warmups)
+            steady = _warm_up(functools.partial(self.warmup, "warmup", loops), self.plan, loops)
+            if not calibrating or attempt == MAX_RECALIBRATIONS:
+                break
+            steady_values = sorted(value for _, value in self.warmups[start + steady.warmup :])
+            raw = steady_values[len(steady_values) // 2] * loops * self.plan.inner_loops
+            if raw >= target:
+                break
+            loops = _resize(loops, raw, target)
+        return loops, start, steady
+
+
 def measure(
     time_function: TimeFunction,
     plan: SamplingPlan,
@@ -92,62 +144,24 @@ def measure(
     :class:`~perf.errors.CalibrationError` when no loop count can reach the
     target.
     """
-    report = on_sample or _ignore
-    warmups: list[tuple[int, float]] = []
-
-    def take(kind: str, loops: int) -> float:
-        """Time one sample, report it, return its raw seconds."""
-        raw = _timed(time_function, loops)
-        report(kind, loops, raw)
-        return raw
-
-    def per_iteration(raw: float, loops: int) -> float:
-        return raw / (loops * plan.inner_loops)
-
-    loops = plan.loops
+    sampler = _Sampler(time_function, plan, on_sample or _ignore)
     target = target_seconds(plan.min_time, timer)
-    calibrating = loops == 0
-    if calibrating:
-        loops = 1
-        for _ in range(MAX_CALIBRATION_STEPS):
-            raw = take("calibration", loops)
-            warmups.append((loops, per_iteration(raw, loops)))
-            if is_accepted(raw, loops, target):
-                break
-            loops = next_loops(loops, raw, target)
-    steps = len(warmups)
+    calibrating = plan.loops == 0
+    loops = sampler.calibrate(target) if calibrating else plan.loops
+    steps = len(sampler.warmups)
     steady = None
     if plan.warmups is None:
-        for attempt in range(MAX_RECALIBRATIONS + 1):
-            steps = len(warmups)
-            steady = _warm_up(lambda: per_iteration(take("warmup", loops), loops), plan, warmups, loops)
-            if not calibrating or attempt == MAX_RECALIBRATIONS:
-                break
-            # a JIT makes the code faster once warm: size the loops on the
-            # steady segment, then warm up again with them
-            steady_values = sorted(value for _, value in warmups[steps + steady.warmup :])
-            raw = steady_values[len(steady_values) // 2] * loops * plan.inner_loops
-            if raw >= target:
-                break
-            loops = _resize(loops, raw, target)
-        if not calibrating:
-            steps = 0
+        loops, start, steady = sampler.find_steady_state(loops, target, calibrating)
+        steps = start if calibrating else 0
     else:
         for _ in range(plan.warmups):
-            warmups.append((loops, per_iteration(take("warmup", loops), loops)))
-    values = []
-    for _ in range(plan.values):
-        raw = take("value", loops)
-        if raw == 0:
-            raise WorkerError(
-                f"a value of {loops} loops took 0 seconds: the clock is too coarse (use more loops or --min-time)"
-            )
-        values.append(per_iteration(raw, loops))
+            sampler.warmup("warmup", loops)
+    values = [sampler.take("value", loops) for _ in range(plan.values)]
+    warmups = sampler.warmups
     if steady is not None:
         # classify the whole sequence again: a slow phase longer than the
         # first windows can look steady at first (recorded, never an error)
-        sequence = [value for _, value in warmups[steps:]] + values
-        steady = classify(sequence)
+        steady = classify([value for _, value in warmups[steps:]] + values)
     return Samples(tuple(values), tuple(warmups), loops, steps, steady)
 
 
@@ -159,22 +173,16 @@ def _resize(loops: int, raw: float, target: float) -> int:
     return max(proposed, loops + 1)
 
 
-def _warm_up(
-    sample: Callable[[], float], plan: SamplingPlan, warmups: list[tuple[int, float]], loops: int
-) -> SteadyState:
+def _warm_up(sample: Callable[[], float], plan: SamplingPlan, loops: int) -> SteadyState:
     """Take warmup values, a window at a time, until the last segment of
     the sequence is long enough to call steady, or the budget is spent
     (design/statistics.md R8: never an error, a classification)."""
     sequence: list[float] = []
-    spent = 0.0
     while True:
-        for _ in range(WINDOW):
-            value = sample()
-            sequence.append(value)
-            warmups.append((loops, value))
-            spent += value * loops * plan.inner_loops
+        sequence.extend(sample() for _ in range(WINDOW))
         state = classify(sequence)
         if state.kind != "no steady state":
             return state
+        spent = math.fsum(sequence) * loops * plan.inner_loops
         if len(sequence) >= plan.max_warmups or spent >= plan.max_warmup_time:
             return state

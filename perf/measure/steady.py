@@ -110,6 +110,8 @@ RELATIVE_VARIANCE_FLOOR = 1e-5
 #: for Gaussian noise, like Barrett 2017's 3 x (90th - 10th percentile),
 #: but blind to level changes ...
 OUTLIER_BAND = 8.0
+#: smallest outlier distance, in log units (1 %)
+MIN_OUTLIER_BAND = 0.01
 #: ... where "before", "after" and "around" extend over this times
 #: min_segment values
 OUTLIER_REACH = 2
@@ -292,9 +294,12 @@ def _kept_indexes(logs: list[float], min_segment: int) -> list[int]:
     flagged = []
     for index, value in enumerate(logs):
         low = max(index - reach, 0)
-        band = OUTLIER_BAND * _percentile(sorted(steps[low : index + reach]), 0.5)
+        # at least 1 %: on a quantised or constant sequence the median step is 0
+        band = max(OUTLIER_BAND * _percentile(sorted(steps[low : index + reach]), 0.5), MIN_OUTLIER_BAND)
         before = logs[low:index]
-        after = logs[index + 1 : index + 1 + reach]
+        # the last value has no "after": compare it with its closest
+        # predecessors instead, so the start of a new level is not an outlier
+        after = logs[index + 1 : index + 1 + reach] or logs[max(index - max(min_segment // 2, 1), 0) : index]
         flagged.append(all(abs(value - _percentile(sorted(side), 0.5)) > band for side in (before, after) if side))
     leading = 0
     while leading < size and flagged[leading]:

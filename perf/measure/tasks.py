@@ -124,9 +124,16 @@ def _join(code: str | Sequence[str], what: str) -> str:
     return "\n".join(code)
 
 
+def _has_code(code: str) -> bool:
+    return any(line.strip() and not line.strip().startswith("#") for line in code.splitlines())
+
+
 def _indent(code: str, level: int) -> str:
+    """*code* indented; a body with no statement (only comments) gets ``pass``."""
     prefix = " " * (4 * level)
-    return "\n".join(prefix + line for line in code.splitlines()) or prefix + "pass"
+    if not _has_code(code):
+        code = code + "\npass" if code.strip() else "pass"
+    return "\n".join(prefix + line for line in code.splitlines())
 
 
 class TimeitCode:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import os
 import time
 from typing import Any, Callable
@@ -186,7 +187,13 @@ def _runs(samples: Samples, metadata: dict[str, Any]) -> list[Run]:
     steps = samples.calibration_steps
     runs = []
     if steps:
-        calibration = dict(metadata, calibrate_loops=samples.loops)
+        # the worker's duration is split between its two runs, counted once
+        calibration_time = math.fsum(value * loops for loops, value in samples.warmups[:steps])
+        calibration_time *= metadata.get("inner_loops", 1)
+        duration = metadata["duration"]
+        calibration_time = min(calibration_time, duration)
+        calibration = dict(metadata, calibrate_loops=samples.loops, duration=calibration_time)
+        metadata = dict(metadata, duration=duration - calibration_time)
         calibration.pop("steady_state", None)
         calibration.pop("steady_state_warmups", None)
         runs.append(Run((), warmups=samples.warmups[:steps], metadata=calibration, collect_metadata=False))

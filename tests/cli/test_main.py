@@ -13,7 +13,10 @@ DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
 
 def test_missing_command_is_a_usage_error(capsys):
     assert main([]) == 1
-    assert capsys.readouterr().err == "ERROR: missing command: choose one of show, timeit, command (see python -m perf --help)\n"
+    assert (
+        capsys.readouterr().err
+        == "ERROR: missing command: choose one of show, timeit, command (see python -m perf --help)\n"
+    )
 
 
 def test_unknown_command_is_one_error_line(capsys):

@@ -362,3 +362,10 @@ def test_every_kind_is_a_known_kind():
         assert all(0 < index < size for index in result.changepoints)
         if result.kind == FLAT:
             assert result == SteadyState(FLAT, 0, ())
+
+
+@pytest.mark.parametrize("slow", [10, 12])
+def test_a_new_level_in_the_last_values_is_not_dropped_as_an_outlier(slow):
+    # constant levels: the median step is 0, so outliers need a floor
+    values = [2e-3] * slow + [1e-3] * (20 - slow)
+    assert classify(values).kind == NO_STEADY_STATE
