@@ -56,9 +56,8 @@ def main() -> None:
     print(f"Python: {args.python}; {args.repeat} workers per tool, interleaved")
     for tool in tools:
         q1, median, q3 = statistics.quantiles(times[tool], n=4)
-        print(
-            f"{tool:7} worker start-up to exit: median {median * 1e3:6.1f} ms (quartiles {q1 * 1e3:.1f} .. {q3 * 1e3:.1f})"
-        )
+        quartiles = f"{q1 * 1e3:.1f} .. {q3 * 1e3:.1f}"
+        print(f"{tool:7} worker start-up to exit: median {median * 1e3:6.1f} ms (quartiles {quartiles})")
 
 
 if __name__ == "__main__":
