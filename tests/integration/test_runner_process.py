@@ -48,7 +48,7 @@ def script(tmp_path, source, name="bench.py"):
 
 PYPERF_STYLE = """
     import asyncio
-    import time
+    import sys
 
     import perf as pyperf
 
@@ -79,6 +79,7 @@ PYPERF_STYLE = """
     runner.bench_func("func", sum, range(args.size))
     runner.bench_async_func("async", nothing, loop_factory=asyncio.new_event_loop)
     runner.timeit("timeit", stmt="sorted(x)", setup="x = list(range(50))")
+    runner.bench_command("command", [sys.executable, "-c", "pass"])
     """
 
 
@@ -88,7 +89,7 @@ def test_pyperf_style_script_runs_unchanged(tmp_path):
     result = run([sys.executable, str(bench), *FAST, "--size", "37", "-o", str(output)], tmp_path)
     assert result.returncode == 0, result.stderr
     suite = load(str(output))
-    assert suite.get_benchmark_names() == ["sort", "sort_inner", "func", "async", "timeit"]
+    assert suite.get_benchmark_names() == ["sort", "sort_inner", "func", "async", "timeit", "command"]
     for benchmark in suite:
         runs = benchmark.get_runs()
         # the first worker calibrated the loops and kept its values
@@ -103,7 +104,8 @@ def test_pyperf_style_script_runs_unchanged(tmp_path):
             assert run_metadata["timer_call_cost"] > 0
     assert suite.get_benchmark("sort_inner").get_metadata()["inner_loops"] == 10
     assert suite.get_benchmark("timeit").get_metadata()["timeit_setup"] == "x = list(range(50))"
-    for name in ("sort", "func", "timeit"):
+    assert suite.get_benchmark("command").get_metadata()["command"].endswith(" -c pass")
+    for name in ("sort", "func", "timeit", "command"):
         assert f"{name}: Mean +- std dev: " in result.stdout
 
 
