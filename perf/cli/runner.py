@@ -216,6 +216,10 @@ class Runner:
         if "" not in sys.path and os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())
 
+        if duplicate and duplicate > 1:
+            # each loop iteration runs the statement *duplicate* times
+            inner_loops = (inner_loops or 1) * duplicate
+
         def task() -> Task:
             task_metadata = code.metadata()
             task_metadata.update(metadata or {})

@@ -82,11 +82,12 @@ class HookDescriptor(Protocol):
 class HookBase:
     """Base class of hooks.
 
-    A worker builds one instance per batch of samples (the warmups, then the
-    values).  ``__init__`` may raise :class:`HookError` to abort the run
-    with a message.  ``__enter__`` runs right before each timed call and
-    ``__exit__`` right after it, once per sample; ``teardown`` runs after the
-    batch and may add keys to the run's metadata.
+    A worker builds one instance for all its samples (calibration steps,
+    warmups and values; pyperf builds one per batch).  ``__init__`` may
+    raise :class:`HookError` to abort the run with a message.  ``__enter__``
+    runs right before each timed call and ``__exit__`` right after it, once
+    per sample; ``teardown`` runs after the last sample and may add keys to
+    the metadata of the worker's runs.
     """
 
     def __init__(self) -> None:

@@ -249,6 +249,12 @@ class Manager:
             command = self.worker_command(task, write_fd, loops)
             what = f"worker {index + 1}/{total} of {name!r}"
             output = run_worker(command, self.worker_env(), (read_fd, write_fd), timeout=args.timeout, what=what)
+            sent = output.benchmark.get_name()
+            if sent != name:
+                raise WorkerError(
+                    f"{what} measured {sent!r} instead: does the script run the same benchmarks, in the same "
+                    "order, in every process (custom options must reach workers through add_cmdline_args)?"
+                )
             if benchmark is None:
                 benchmark = output.benchmark
             else:

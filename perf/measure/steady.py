@@ -331,7 +331,8 @@ def classify(values: Sequence[float], window: int = WINDOW, min_segment: int = M
     (fewer than ``2 * min_segment`` values cannot have a changepoint).
 
     The changepoints are those of :func:`changepoints` on the values
-    without their isolated outliers, as indexes of *values*.
+    without their isolated outliers, as indexes of *values* (all values are
+    kept when dropping the outliers would leave too few to split).
 
     Raises ValueError on invalid values or parameters (see
     :func:`changepoints`); never on the shape of the data.
@@ -341,6 +342,8 @@ def classify(values: Sequence[float], window: int = WINDOW, min_segment: int = M
     logs = _log_values(values)
     size = len(logs)
     kept = _kept_indexes(logs, min_segment)
+    if len(kept) < 2 * min_segment <= size:
+        kept = list(range(size))
     clean = [logs[index] for index in kept]
     found = _pelt(clean, min_segment, _default_penalty(size))
     starts = tuple(kept[index] for index in found)

@@ -124,6 +124,11 @@ def _join(code: str | Sequence[str], what: str) -> str:
     return "\n".join(code)
 
 
+def _one_line(code: str) -> str:
+    lines = code.splitlines()
+    return code if len(lines) <= 1 else " ".join(repr(line) for line in lines)
+
+
 def _has_code(code: str) -> bool:
     return any(line.strip() and not line.strip().startswith("#") for line in code.splitlines())
 
@@ -188,11 +193,13 @@ class TimeitCode:
         return time_function
 
     def metadata(self) -> dict[str, Any]:
-        metadata: dict[str, Any] = {"timeit_stmt": self.stmt}
+        """``timeit_*`` keys; several lines are stored as their reprs
+        joined with spaces, as pyperf does (metadata is one line)."""
+        metadata: dict[str, Any] = {"timeit_stmt": _one_line(self.stmt)}
         if self.setup != "pass":
-            metadata["timeit_setup"] = self.setup
+            metadata["timeit_setup"] = _one_line(self.setup)
         if self.teardown != "pass":
-            metadata["timeit_teardown"] = self.teardown
+            metadata["timeit_teardown"] = _one_line(self.teardown)
         if self.duplicate > 1:
             metadata["timeit_duplicate"] = self.duplicate
         return metadata

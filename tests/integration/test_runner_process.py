@@ -456,3 +456,34 @@ def test_results_are_kept_when_the_append_file_cannot_take_them(tmp_path):
     rescue = tmp_path / f"out-{result.stderr.split('out-')[1].split('.json')[0]}.json"
     assert result.stderr.strip().endswith(f"the results of 'f' were saved to {rescue}")
     assert load(str(rescue)).get_benchmark("f").get_nvalue() == 4
+
+
+def test_timeit_several_statements_and_duplicate(tmp_path):
+    output = tmp_path / "timeit.json"
+    result = perf(
+        "timeit", *FAST, "-o", str(output), "-s", "x = 1", "-s", "y = 2", "--duplicate", "10", "x + y", "y + x"
+    )
+    assert result.returncode == 0, result.stderr
+    benchmark = load(str(output)).get_benchmark("timeit")
+    metadata = benchmark.get_metadata()
+    assert metadata["timeit_stmt"] == "'x + y' 'y + x'"
+    assert metadata["timeit_setup"] == "'x = 1' 'y = 2'"
+    assert metadata["inner_loops"] == 10  # one loop iteration runs the statements 10 times
+
+
+def test_a_worker_measuring_another_benchmark_is_an_error(tmp_path):
+    """A custom option that does not reach the workers changes the name."""
+    bench = script(
+        tmp_path,
+        """
+        import perf
+
+        runner = perf.Runner()
+        runner.argparser.add_argument("--size", type=int, default=1000)
+        args = runner.parse_args()
+        runner.bench_func(f"sorted({args.size})", sorted, range(args.size))
+        """,
+    )
+    result = run([sys.executable, str(bench), *FAST, "--size", "5000"], tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith("ERROR: worker 1/2 of 'sorted(5000)' measured 'sorted(1000)' instead: ")

@@ -369,3 +369,10 @@ def test_a_new_level_in_the_last_values_is_not_dropped_as_an_outlier(slow):
     # constant levels: the median step is 0, so outliers need a floor
     values = [2e-3] * slow + [1e-3] * (20 - slow)
     assert classify(values).kind == NO_STEADY_STATE
+
+
+def test_dropping_an_outlier_never_hides_a_warmup_in_a_short_sequence():
+    # 20 values, one outlier among the slow ones: without it 19 values
+    # could not be split; the 10x warmup must still be seen
+    values = [1e-5] * 3 + [2e-5] + [1e-6] * 16
+    assert classify(values).kind != FLAT

@@ -286,7 +286,7 @@ def test_timeit_returns_a_float_from_the_clock():
 def test_timeit_metadata_keys():
     assert TimeitCode("x = 1").metadata() == {"timeit_stmt": "x = 1"}
     assert TimeitCode(["a = 1", "b = 2"], "import os", "del a", duplicate=4).metadata() == {
-        "timeit_stmt": "a = 1\nb = 2",
+        "timeit_stmt": "'a = 1' 'b = 2'",  # one line, as pyperf stores it
         "timeit_setup": "import os",
         "timeit_teardown": "del a",
         "timeit_duplicate": 4,
