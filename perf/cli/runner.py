@@ -45,7 +45,7 @@ def _fail(message: str, status: int = 1) -> NoReturn:
 class Runner:
     """Run benchmarks in worker processes and collect every value."""
 
-    _created: ClassVar[set[int]] = set()
+    _created: ClassVar[set[type]] = set()
 
     def __init__(  # noqa: PLR0917 (pyperf's positional order)
         self,
@@ -61,7 +61,7 @@ class Runner:
         warmups: int | None = _DEFAULT_WARMUPS,
         hooks: Sequence[Any] | None = None,
     ) -> None:
-        key = id(type(self))
+        key = type(self)
         if key in Runner._created:
             raise RuntimeError(
                 f"only one {type(self).__name__} instance must be created per process: "
@@ -71,13 +71,13 @@ class Runner:
         from perf.collect.python import python_has_jit
 
         self._jit = python_has_jit()
-        base = JIT_BUDGET if self._jit else DEFAULT_BUDGET
-        self._budget = Budget(processes or base.processes, values or base.values)
-        self._warmups: int | str
-        if warmups is _DEFAULT_WARMUPS:
-            self._warmups = AUTO if self._jit else 1
-        else:
-            self._warmups = AUTO if warmups is None else warmups
+        #: the constructor's choices (None: the interpreter's default)
+        self._given = (processes or None, values or None)
+        self._given_warmups: int | str | None = None
+        if warmups is not _DEFAULT_WARMUPS:
+            self._given_warmups = AUTO if warmups is None else warmups
+        self._budget, self._warmups = self._budget_for(self._jit)
+        self._explicit: dict[str, Any] = {}
         self.metadata: dict[str, Any] = metadata if metadata is not None else {}
         self._show_name = show_name
         self._program_args = tuple(program_args) if program_args else (sys.argv[0],)
@@ -90,6 +90,13 @@ class Runner:
         self.args: argparse.Namespace | None = None
         self.argparser = _argparser if _argparser is not None else ArgumentParser(description="Benchmark")
         runner_options.add_runner_arguments(self.argparser, self._budget, self._warmups, loops, min_time)
+
+    def _budget_for(self, jit: bool) -> tuple[Budget, int | str]:
+        """Processes, values and warmups for workers with or without a JIT."""
+        base = JIT_BUDGET if jit else DEFAULT_BUDGET
+        budget = Budget(self._given[0] or base.processes, self._given[1] or base.values)
+        default_warmups: int | str = AUTO if jit else 1
+        return budget, default_warmups if self._given_warmups is None else self._given_warmups
 
     @staticmethod
     def _check_hooks(hooks: Sequence[Any] | None) -> tuple[Any, ...]:
@@ -119,11 +126,9 @@ class Runner:
         return namespace
 
     def _check_args(self, args: argparse.Namespace) -> None:
-        budget, warmups = self._budget, self._warmups
-        if _other_python(args) and _is_jit_python(args.python) != self._jit:
-            # the defaults of the interpreter that runs the workers
-            budget = JIT_BUDGET if not self._jit else DEFAULT_BUDGET
-            warmups = AUTO if not self._jit else 1
+        self._explicit = {name: getattr(args, name) for name in ("processes", "values", "warmups")}
+        # the defaults of the interpreter that runs the workers
+        budget, warmups = self._budget_for(self._worker_jit(args.python, args.worker))
         runner_options.check_runner_args(args, budget, warmups, self._command)
         if not args.worker and self._program_args[0] in ("-c", "", "-"):
             raise UsageError("workers re-run the bench script: save it to a file instead of using python -c or stdin")
@@ -291,11 +296,26 @@ class Runner:
             display.print_result(benchmark, args, self._show_name, checks=False)
         return benchmark
 
-    def _manager(self, python: str) -> Any:
+    def _manager(self, python: str, args: argparse.Namespace | None = None) -> Any:
         from perf.measure.manager import Manager
 
         assert self.args is not None
-        return Manager(self.args, python, self._program_args, self._add_cmdline_args)
+        return Manager(args or self.args, python, self._program_args, self._add_cmdline_args)
+
+    def _worker_jit(self, python: str | None, worker: bool) -> bool:
+        if worker or not python or os.path.realpath(python) == os.path.realpath(sys.executable):
+            return self._jit
+        return _is_jit_python(python)
+
+    def _side_args(self, python: str) -> argparse.Namespace:
+        """--compare-to: the options of one side, with the defaults of its
+        interpreter (a JIT gets fewer, longer processes) unless given."""
+        assert self.args is not None
+        side = argparse.Namespace(**vars(self.args))
+        for option, value in self._explicit.items():
+            setattr(side, option, value)
+        runner_options.apply_budget(side, *self._budget_for(self._worker_jit(python, False)))
+        return side
 
     def _parent(self, index: int, name: str) -> Benchmark:
         from perf.cli import display
@@ -344,7 +364,8 @@ class Runner:
         for label, python in zip(names, (args.compare_to, args.python)):
             progress = display.ProgressLine(args.quiet, prefix=f"[{label}] ", verbose=args.verbose)
             try:
-                results.append(self._manager(python).run_benchmark(index, name, progress.update))
+                manager = self._manager(python, self._side_args(python))
+                results.append(manager.run_benchmark(index, name, progress.update))
             finally:
                 progress.close()
         display.print_comparison(name if self._show_name else None, names, results, args)
@@ -376,10 +397,6 @@ def _is_jit_python(python: str) -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return output.strip() in ("pypy", "graalpy")
-
-
-def _other_python(args: argparse.Namespace) -> bool:
-    return bool(args.python) and not args.worker and os.path.realpath(args.python) != os.path.realpath(sys.executable)
 
 
 def _check_hooks_names(names: Sequence[str], descriptors: Sequence[Any]) -> None:

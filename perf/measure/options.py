@@ -187,7 +187,7 @@ def add_runner_arguments(
     add("--recalibrate-warmups", action="store_true", help=internal)
 
 
-def _apply_budget(args: argparse.Namespace, budget: Budget, warmups: int | str) -> None:
+def apply_budget(args: argparse.Namespace, budget: Budget, warmups: int | str) -> None:
     """Processes, values, warmups: explicit options win over presets."""
     processes, values = budget
     if args.rigorous:
@@ -264,7 +264,7 @@ def check_runner_args(
         args.quiet = True  # a worker's verbose lines still go to stdout
     elif args.quiet:
         args.verbose = False
-    _apply_budget(args, budget, warmups)
+    apply_budget(args, budget, warmups)
     _check_calibration_flags(args)
     _check_outputs(args)
     if args.tracemalloc and command == "command":

@@ -1,0 +1,73 @@
+"""Runner defaults: the budget of the interpreter that runs the workers."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from perf.cli import runner as runner_module
+from perf.cli.runner import Runner
+
+
+#: keep the classes alive: Runner tells them apart by id()
+_CLASSES = []
+
+
+def new_runner(**kwargs):
+    """A fresh Runner subclass: only one Runner per class and process."""
+    _CLASSES.append(type("TestRunner", (Runner,), {}))
+    return _CLASSES[-1](**kwargs)
+
+
+@pytest.fixture
+def cpython(monkeypatch):
+    monkeypatch.setattr(runner_module, "_is_jit_python", lambda python: "pypy" in python)
+
+
+def budget(args):
+    return args.processes, args.values, args.warmups
+
+
+def test_cpython_defaults(cpython):
+    runner = new_runner()
+    runner._jit = False
+    assert budget(runner.parse_args([])) == (20, 3, 1)
+
+
+def test_explicit_options_win_over_presets(cpython):
+    assert budget(new_runner().parse_args(["--fast", "-p", "7"])) == (7, 2, 1)
+    assert budget(new_runner().parse_args(["--rigorous", "-n", "5"])) == (40, 5, 1)
+
+
+def test_constructor_values_are_defaults(cpython):
+    assert budget(new_runner(values=4, processes=9, warmups=2).parse_args([])) == (9, 4, 2)
+    assert budget(new_runner(warmups=None).parse_args([])) == (20, 3, "auto")
+
+
+def test_compare_to_a_jit_gets_the_jit_budget(cpython, tmp_path):
+    pypy = tmp_path / "pypy3"
+    pypy.write_text("#!/bin/sh\n")
+    pypy.chmod(0o755)
+    runner = new_runner()
+    args = runner.parse_args(["--compare-to", str(pypy)])
+    assert budget(args) == (20, 3, 1)
+    assert budget(runner._side_args(str(pypy))) == (6, 10, "auto")
+    assert budget(runner._side_args(sys.executable)) == (20, 3, 1)
+
+
+def test_compare_to_keeps_explicit_options_on_both_sides(cpython, tmp_path):
+    pypy = tmp_path / "pypy3"
+    pypy.write_text("#!/bin/sh\n")
+    pypy.chmod(0o755)
+    runner = new_runner()
+    runner.parse_args(["--compare-to", str(pypy), "-p", "4", "-w", "3"])
+    assert budget(runner._side_args(str(pypy))) == (4, 10, 3)
+    assert budget(runner._side_args(sys.executable)) == (4, 3, 3)
+
+
+def test_python_option_selects_the_budget(cpython, tmp_path):
+    pypy = tmp_path / "pypy3"
+    pypy.write_text("#!/bin/sh\n")
+    pypy.chmod(0o755)
+    assert budget(new_runner().parse_args(["--python", str(pypy)])) == (6, 10, "auto")
