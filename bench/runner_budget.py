@@ -71,12 +71,14 @@ def measure(command: list[str], output: str, env: dict[str, str]) -> dict[str, f
     means = [statistics.fmean(run.values) for run in runs if run.values]
     mean = statistics.fmean(means)
     se = statistics.stdev(means) / math.sqrt(len(means))
+    deviations = [value / mean - 1 for value in means]
     measuring = _raw_time(benchmark)
     return {
         "wall": wall,
         "efficiency": measuring / wall,
         "startup": (wall - measuring) / workers,
         "se": 100 * se / mean,
+        "deviations": deviations,  # type: ignore[dict-item]
         "processes": len(means),
         "values": benchmark.get_nvalue(),
     }
@@ -141,17 +143,21 @@ def main() -> None:
     print(f"Python: {args.python}; {args.rounds} rounds, tools interleaved; medians over rounds")
     print()
     header = f"{'case':32} {'tool':10} {'processes x values':>18} {'wall (s)':>9} {'efficiency':>10} "
-    header += f"{'start-up/worker':>15} {'SE of mean':>10}"
+    header += f"{'start-up/worker':>15} {'SE of mean':>10} {'pooled SE':>10}"
     print(header)
     print("-" * len(header))
     for case in cases:
         for tool in tools:
             runs = results[(case, tool)]
-            med = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+            med = {key: statistics.median(run[key] for run in runs) for key in runs[0] if key != "deviations"}
+            # pooled over rounds: each process mean relative to its round's
+            # mean; far steadier than the median of per-round estimates
+            pooled = [deviation for run in runs for deviation in run["deviations"]]  # type: ignore[attr-defined]
+            pooled_se = 100 * statistics.stdev(pooled) / math.sqrt(med["processes"])
             shape = f"{med['processes']:.0f} x {med['values'] / med['processes']:.0f}"
             print(
                 f"{case:32} {tool:10} {shape:>18} {med['wall']:9.2f} {med['efficiency']:10.0%} "
-                f"{med['startup'] * 1e3:12.0f} ms {med['se']:9.2f}%"
+                f"{med['startup'] * 1e3:12.0f} ms {med['se']:9.2f}% {pooled_se:9.2f}%"
             )
         if have_pyperf:
             pyperf_wall = statistics.median(run["wall"] for run in results[(case, "pyperf")])
@@ -159,7 +165,8 @@ def main() -> None:
                 wall = statistics.median(run["wall"] for run in results[(case, tool)])
                 print(f"{'':32} {tool} wall time = {wall / pyperf_wall:.0%} of pyperf's")
     print()
-    print("SE of mean: standard deviation of process means / sqrt(processes), % of the mean.")
+    print("SE of mean: standard deviation of process means / sqrt(processes), % of the mean (median of rounds).")
+    print("pooled SE: the same from the process means of every round, each relative to its round's mean.")
 
 
 if __name__ == "__main__":

@@ -48,9 +48,17 @@ def _collect_load(metadata: dict[str, Any], sysfs: SysFS) -> None:
             metadata["load_avg_1min"] = os.getloadavg()[0]
 
 
+def _hostname() -> str:
+    """The host name (os.uname() spares importing socket in every worker)."""
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import socket
+
+    return socket.gethostname()
+
+
 def collect_system_metadata(metadata: dict[str, Any], sysfs: SysFS) -> None:
     import platform
-    import socket
 
     metadata["platform"] = platform.platform(aliased=True, terse=False)
     if sys.platform.startswith("linux"):
@@ -58,7 +66,7 @@ def collect_system_metadata(metadata: dict[str, Any], sysfs: SysFS) -> None:
         if aslr:
             metadata["aslr"] = aslr
     _collect_load(metadata, sysfs)
-    hostname = socket.gethostname()
+    hostname = _hostname()
     if hostname:
         metadata["hostname"] = hostname
     boot_time = _boot_time(sysfs)

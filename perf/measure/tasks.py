@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import os
-import subprocess
 import sys
 from typing import Any, Awaitable, Callable, Sequence
 
@@ -249,6 +248,8 @@ class CommandTimer:
         self.max_rss = max(self.max_rss, usage.ru_maxrss * scale)
 
     def _run_portable(self) -> None:
+        import subprocess
+
         devnull = subprocess.DEVNULL
         status = subprocess.call(self.command, stdin=devnull, stdout=devnull, stderr=devnull)
         self._check_status(status)
