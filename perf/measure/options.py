@@ -35,7 +35,7 @@ class Budget(NamedTuple):
 
 #: perf's default budget (design/statistics.md R4; doc/runner.rst has the
 #: measurement that chose it)
-DEFAULT_BUDGET = Budget(processes=20, values=3)
+DEFAULT_BUDGET = Budget(processes=24, values=2)
 #: JIT runtimes: fewer, longer processes (each one warms up first)
 JIT_BUDGET = Budget(processes=6, values=10)
 

@@ -32,17 +32,17 @@ def budget(args):
 def test_cpython_defaults(cpython):
     runner = new_runner()
     runner._jit = False
-    assert budget(runner.parse_args([])) == (20, 3, 1)
+    assert budget(runner.parse_args([])) == (24, 2, 1)
 
 
 def test_explicit_options_win_over_presets(cpython):
     assert budget(new_runner().parse_args(["--fast", "-p", "7"])) == (7, 2, 1)
-    assert budget(new_runner().parse_args(["--rigorous", "-n", "5"])) == (40, 5, 1)
+    assert budget(new_runner().parse_args(["--rigorous", "-n", "5"])) == (48, 5, 1)
 
 
 def test_constructor_values_are_defaults(cpython):
     assert budget(new_runner(values=4, processes=9, warmups=2).parse_args([])) == (9, 4, 2)
-    assert budget(new_runner(warmups=None).parse_args([])) == (20, 3, "auto")
+    assert budget(new_runner(warmups=None).parse_args([])) == (24, 2, "auto")
 
 
 def test_compare_to_a_jit_gets_the_jit_budget(cpython, tmp_path):
@@ -51,9 +51,9 @@ def test_compare_to_a_jit_gets_the_jit_budget(cpython, tmp_path):
     pypy.chmod(0o755)
     runner = new_runner()
     args = runner.parse_args(["--compare-to", str(pypy)])
-    assert budget(args) == (20, 3, 1)
+    assert budget(args) == (24, 2, 1)
     assert budget(runner._side_args(str(pypy))) == (6, 10, "auto")
-    assert budget(runner._side_args(sys.executable)) == (20, 3, 1)
+    assert budget(runner._side_args(sys.executable)) == (24, 2, 1)
 
 
 def test_compare_to_keeps_explicit_options_on_both_sides(cpython, tmp_path):
@@ -63,7 +63,7 @@ def test_compare_to_keeps_explicit_options_on_both_sides(cpython, tmp_path):
     runner = new_runner()
     runner.parse_args(["--compare-to", str(pypy), "-p", "4", "-w", "3"])
     assert budget(runner._side_args(str(pypy))) == (4, 10, 3)
-    assert budget(runner._side_args(sys.executable)) == (4, 3, 3)
+    assert budget(runner._side_args(sys.executable)) == (4, 2, 3)
 
 
 def test_python_option_selects_the_budget(cpython, tmp_path):

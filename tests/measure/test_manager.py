@@ -170,7 +170,7 @@ def make_manager(argv=(), add_cmdline_args=None, seed=5, program_args=("bench.py
 def test_worker_command_of_the_calibrating_worker():
     assert make_manager().worker_command(0, 7, 0) == [
         "/usr/bin/python3", "bench.py", "--size", "3",
-        "--worker", "--pipe", "7", "--worker-task", "0", "--values", "3", "--min-time", "0.1",
+        "--worker", "--pipe", "7", "--worker-task", "0", "--values", "2", "--min-time", "0.1",
         "--loops", "0", "--warmups", "1",
     ]  # fmt: skip
 

@@ -189,16 +189,16 @@ def budget_of(args):
 
 
 def test_default_budget():
-    assert budget_of(parse([])) == (20, 3, 1)
+    assert budget_of(parse([])) == (24, 2, 1)
     assert budget_of(parse([], budget=JIT_BUDGET, warmups=AUTO)) == (6, 10, "auto")
 
 
 def test_rigorous_doubles_processes():
-    assert budget_of(parse(["--rigorous"])) == (40, 3, 1)
+    assert budget_of(parse(["--rigorous"])) == (48, 2, 1)
 
 
 def test_fast_halves_processes_and_takes_two_thirds_of_values():
-    assert budget_of(parse(["--fast"])) == (10, 2, 1)
+    assert budget_of(parse(["--fast"])) == (12, 2, 1)
     assert budget_of(parse(["--fast"], budget=JIT_BUDGET)) == (3, 6, 1)
     assert budget_of(parse(["--fast"], budget=Budget(4, 2))) == (3, 2, 1)
 
@@ -214,9 +214,9 @@ def test_debug_single_value():
     ("argv", "expected"),
     [
         (["--fast", "-p", "7"], (7, 2, 1)),
-        (["--fast", "-n", "9"], (10, 9, 1)),
+        (["--fast", "-n", "9"], (12, 9, 1)),
         (["--rigorous", "-p", "5", "-n", "4"], (5, 4, 1)),
-        (["--rigorous", "-w", "3"], (40, 3, 3)),
+        (["--rigorous", "-w", "3"], (48, 2, 3)),
         (["--debug-single-value", "-p", "2", "-n", "5", "-w", "auto"], (2, 5, "auto")),
         (["-p", "1", "-n", "1", "-w", "0"], (1, 1, 0)),
     ],
@@ -460,7 +460,7 @@ def test_python_default_is_left_unset():
 def test_worker_arguments_of_the_calibrating_worker():
     args = parse([])
     assert worker_arguments(args, 0, 7, 0) == [
-        "--worker", "--pipe", "7", "--worker-task", "0", "--values", "3", "--min-time", "0.1",
+        "--worker", "--pipe", "7", "--worker-task", "0", "--values", "2", "--min-time", "0.1",
         "--loops", "0", "--warmups", "1",
     ]  # fmt: skip
 
