@@ -135,6 +135,11 @@ class Runner:
         if args.python is None:
             args.python = sys.executable
         _check_hooks_names(args.hook, self._hooks)
+        if args.tracemalloc:
+            try:
+                import tracemalloc  # noqa: F401
+            except ImportError as exc:
+                raise UsageError(f"--tracemalloc is not available on this Python: {exc}") from None
         if args.track_memory and not args.worker:
             from perf.measure.memory import peak_rss_supported
 

@@ -253,6 +253,14 @@ class CommandTimer:
         devnull = subprocess.DEVNULL
         status = subprocess.call(self.command, stdin=devnull, stdout=devnull, stderr=devnull)
         self._check_status(status)
+        try:
+            import resource
+        except ImportError:  # Windows
+            return
+        # the largest RSS of any child reaped so far: in a worker, the
+        # benchmarked program is the only child (pyperf's method)
+        scale = 1 if sys.platform == "darwin" else 1024
+        self.max_rss = max(self.max_rss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale)
 
     def _check_status(self, status: int) -> None:
         if status:

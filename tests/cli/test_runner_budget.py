@@ -9,7 +9,6 @@ import pytest
 from perf.cli import runner as runner_module
 from perf.cli.runner import Runner
 
-
 #: keep the classes alive: Runner tells them apart by id()
 _CLASSES = []
 
@@ -22,6 +21,10 @@ def new_runner(**kwargs):
 
 @pytest.fixture
 def cpython(monkeypatch):
+    """The running interpreter has no JIT (even when the tests run on PyPy)."""
+    import perf.collect.python
+
+    monkeypatch.setattr(perf.collect.python, "python_has_jit", lambda: False)
     monkeypatch.setattr(runner_module, "_is_jit_python", lambda python: "pypy" in python)
 
 
@@ -30,9 +33,7 @@ def budget(args):
 
 
 def test_cpython_defaults(cpython):
-    runner = new_runner()
-    runner._jit = False
-    assert budget(runner.parse_args([])) == (24, 2, 1)
+    assert budget(new_runner().parse_args([])) == (24, 2, 1)
 
 
 def test_explicit_options_win_over_presets(cpython):

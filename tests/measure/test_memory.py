@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import threading
-import tracemalloc
 from types import SimpleNamespace
 
 import pytest
@@ -10,6 +9,13 @@ from helpers import make_tree
 from perf.errors import UsageError, WorkerError
 from perf.measure import memory
 from perf.measure.memory import PeakMemoryTracker, TracemallocTracker, peak_rss_supported
+
+try:
+    import tracemalloc
+except ImportError:  # PyPy ships the module without its C part
+    tracemalloc = None
+
+needs_tracemalloc = pytest.mark.skipif(tracemalloc is None, reason="tracemalloc is not available here")
 
 SMAPS = """\
 55d0a5a00000-55d0a5a2c000 r--p 00000000 08:01 1234   /usr/bin/python3
@@ -180,6 +186,7 @@ def test_real_process():
     assert tracker_threads() == []
 
 
+@needs_tracemalloc
 def test_tracemalloc_peak_grows_with_a_big_list():
     assert not tracemalloc.is_tracing()
     with TracemallocTracker() as small:
@@ -192,6 +199,7 @@ def test_tracemalloc_peak_grows_with_a_big_list():
     assert not tracemalloc.is_tracing()
 
 
+@needs_tracemalloc
 def test_tracemalloc_left_on_when_already_tracing():
     tracemalloc.start()
     try:

@@ -447,8 +447,8 @@ def test_command_timer_portable_path(monkeypatch, tmp_path):
     timer = CommandTimer(["/bin/sh", "-c", f"echo run >> {counter}"], FakeClock(step=0.5))
     assert timer(2) == 0.5
     assert counter.read_text() == "run\n" * 2
-    assert timer.max_rss == 0
-    with pytest.raises(WorkerError, match=re.escape("--track-memory: the maximum RSS of the command is not available")):
-        timer.peak_memory(1)
+    # the largest RSS of the children reaped so far (getrusage)
+    assert timer.max_rss > 0
+    assert timer.peak_memory(1) > 0
     with pytest.raises(WorkerError, match=re.escape(f"the benchmarked command failed with exit code 1: {FALSE}")):
         CommandTimer([FALSE], FakeClock())(1)
