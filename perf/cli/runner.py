@@ -327,7 +327,8 @@ class Runner:
 
         args = self.args
         assert args is not None
-        display.print_layout_warnings(args)
+        if index == 0:
+            display.print_layout_warnings(args)
         progress = display.ProgressLine(args.quiet, verbose=args.verbose)
         try:
             benchmark: Benchmark = self._manager(args.python).run_benchmark(index, name, progress.update)

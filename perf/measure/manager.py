@@ -22,7 +22,6 @@ import random
 import selectors
 import signal
 import subprocess
-import sys
 import time
 from typing import Callable, NamedTuple, Sequence
 
@@ -265,11 +264,3 @@ class Manager:
                 on_progress(Progress(name, index + 1, total, output, time.monotonic() - start))
         assert benchmark is not None
         return benchmark
-
-
-def interpreter_label(python: str) -> str:
-    return os.path.basename(python) or python
-
-
-def default_python() -> str:
-    return sys.executable
