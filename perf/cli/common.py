@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import argparse
-from typing import Sequence
+import os
+from typing import Any, NamedTuple, Sequence
 
+from perf.analysis.checks import check_benchmark
 from perf.errors import UsageError
 from perf.model.benchmark import Benchmark
+from perf.model.metadata import common_metadata
 from perf.model.suite import BenchmarkSuite
+from perf.render.benchmark import format_result
+from perf.render.checks import format_warnings
+from perf.render.dump import format_dump
+from perf.render.hist import format_histogram
+from perf.render.metadata import format_metadata_lines
+from perf.render.stats import format_stats
+from perf.render.units import format_datetime, format_seconds
 from perf.storage import files
 
 
@@ -35,3 +45,177 @@ def select_benchmarks(suite: BenchmarkSuite, names: Sequence[str] | None) -> lis
     if not selected:
         raise UsageError(f"{suite.filename}: no benchmark named " + ", ".join(repr(name) for name in names))
     return selected
+
+
+# --- the layout of pyperf's display commands ------------------------------
+
+
+class Item(NamedTuple):
+    """One benchmark to display, with its suite and the title of its file."""
+
+    suite: BenchmarkSuite
+    filename: str
+    benchmark: Benchmark
+
+
+def _strip_extension(filename: str) -> str:
+    name = os.path.splitext(filename)[0]
+    # "bench.json.gz" -> "bench"
+    return name[:-5] if name.endswith(".json") else name
+
+
+def filename_titles(filenames: Sequence[str]) -> list[str]:
+    """The titles pyperf gives files: base names without ``.json``/``.json.gz``
+    when they stay unique, else base names, else the names as given."""
+    base_names = [os.path.basename(filename) for filename in filenames]
+    if len(set(base_names)) != len(filenames):
+        return list(filenames)
+    stripped = [_strip_extension(name) for name in base_names]
+    if len(set(stripped)) != len(base_names):
+        return base_names
+    return stripped
+
+
+def load_selection(args: argparse.Namespace) -> list[Item]:
+    """Load ``args.filenames`` and keep the benchmarks of ``args.benchmarks``.
+
+    Each suite of the items holds only the selected benchmarks.
+    """
+    suites = load_suites(args.filenames)
+    titles = filename_titles([str(suite.filename) for suite in suites])
+    items: list[Item] = []
+    for suite, title in zip(suites, titles):
+        selected = select_benchmarks(suite, getattr(args, "benchmarks", None))
+        kept = suite if len(selected) == len(suite) else BenchmarkSuite(selected, filename=suite.filename)
+        items.extend(Item(kept, title, benchmark) for benchmark in selected)
+    return items
+
+
+def empty_line(lines: list[str]) -> None:
+    """Append an empty line unless *lines* is empty (pyperf's separator)."""
+    if lines:
+        lines.append("")
+
+
+def format_title(title: str, level: int = 1) -> list[str]:
+    """``title`` underlined with ``=`` (level 1) or ``-`` (level 2)."""
+    return [title, ("=" if level == 1 else "-") * len(title)]
+
+
+def check_lines(benchmark: Benchmark, check_too_many_processes: bool = False) -> list[str]:
+    """The stability warnings of *benchmark* (``[]`` when it looks stable)."""
+    return format_warnings(check_benchmark(benchmark, check_too_many_processes=check_too_many_processes), benchmark)
+
+
+def _suite_summary(suite: BenchmarkSuite) -> list[str]:
+    lines = [
+        f"Number of benchmarks: {len(suite)}",
+        f"Total duration: {format_seconds(suite.get_total_duration())}",
+    ]
+    dates = suite.get_dates()
+    if dates:
+        lines.append(f"Start date: {format_datetime(dates[0], microsecond=False)}")
+        lines.append(f"End date: {format_datetime(dates[1], microsecond=False)}")
+    return lines
+
+
+def _common_metadata_lines(metadatas: list[dict[str, Any]]) -> list[str]:
+    """pyperf's "Common metadata" block; removes the common keys (and
+    ``name``) from *metadatas*.  Nothing for a single benchmark."""
+    if len(metadatas) < 2:
+        return []
+    for metadata in metadatas:
+        metadata.pop("name", None)
+    common = common_metadata(metadatas)
+    for metadata in metadatas:
+        for key in common:
+            metadata.pop(key, None)
+    if not common:
+        return []
+    return [*format_title("Common metadata"), "", *format_metadata_lines(common)]
+
+
+class Blocks(NamedTuple):
+    """What to show for each benchmark, in pyperf's order."""
+
+    metadata: bool = False
+    dump: bool = False
+    dump_quiet: bool = False
+    dump_verbose: bool = False
+    dump_raw: bool = False
+    hist: bool = False
+    stats: bool = False
+    checks: bool = False
+    check_too_many_processes: bool = False
+    result: bool = False
+
+
+def _benchmark_lines(benchmark: Benchmark, blocks: Blocks) -> list[str]:
+    parts = []
+    if blocks.dump:
+        parts.append(format_dump(benchmark, quiet=blocks.dump_quiet, verbose=blocks.dump_verbose, raw=blocks.dump_raw))
+    if blocks.hist:
+        parts.append(format_histogram([(None, benchmark)]))
+    if blocks.stats:
+        parts.append(format_stats(benchmark))
+    if blocks.checks:
+        parts.append(check_lines(benchmark, blocks.check_too_many_processes))
+    if blocks.result:
+        parts.append([format_result(benchmark)])
+    lines: list[str] = []
+    for part in parts:
+        if part:
+            empty_line(lines)
+            lines.extend(part)
+    return lines
+
+
+def format_benchmarks(items: Sequence[Item], blocks: Blocks) -> list[str]:
+    """pyperf's multi-line layout of ``show -d/-g/-t/-m``, ``dump``,
+    ``stats``, ``metadata`` and ``check``.
+
+    A file title (``=``) when several files are shown (``stats``: also for
+    one file of several benchmarks, followed by the suite's totals), a
+    benchmark title (``-``) unless every file holds the same single
+    benchmark, and with *metadata* the metadata common to all benchmarks
+    first.
+    """
+    output: list[str] = []
+    metadatas: list[dict[str, Any]] = []
+    if blocks.metadata:
+        metadatas = [dict(item.benchmark.get_metadata()) for item in items]
+        output.extend(_common_metadata_lines(metadatas))
+
+    suites: list[BenchmarkSuite] = []
+    for item in items:
+        if all(item.suite is not suite for suite in suites):
+            suites.append(item.suite)
+    show_filename = len(suites) > 1 or (blocks.stats and len(items) > 1)
+    names = [suite.get_benchmark_names() for suite in suites]
+    show_name = not (all(len(suite) == 1 for suite in suites) and all(other == names[0] for other in names))
+
+    current: BenchmarkSuite | None = None
+    for index, item in enumerate(items):
+        lines: list[str] = []
+        if blocks.metadata and metadatas[index]:
+            lines.extend(["Metadata:", *format_metadata_lines(metadatas[index])])
+        bench_lines = _benchmark_lines(item.benchmark, blocks)
+        if bench_lines:
+            empty_line(lines)
+            lines.extend(bench_lines)
+        if not lines:
+            continue
+        header: list[str] = []
+        if show_filename and item.suite is not current:
+            current = item.suite
+            header.extend(format_title(item.filename, 1))
+            if blocks.stats and len(current) > 1:
+                header.append("")
+                header.extend(_suite_summary(current))
+        if show_name:
+            empty_line(header)
+            header.extend(format_title(item.benchmark.get_name(), 2))
+        empty_line(header)
+        empty_line(output)
+        output.extend(header + lines)
+    return output

@@ -19,6 +19,13 @@ from perf.errors import PerfError, UsageError
 #: command name -> module (imported lazily: each brings only what it needs)
 COMMANDS = {
     "show": "perf.cli.show",
+    "stats": "perf.cli.stats",
+    "dump": "perf.cli.dump",
+    "hist": "perf.cli.hist",
+    "check": "perf.cli.check",
+    "metadata": "perf.cli.metadata",
+    "slowest": "perf.cli.slowest",
+    "collect_metadata": "perf.cli.collect_metadata",
     "timeit": "perf.cli.timeit",
     "command": "perf.cli.command",
 }

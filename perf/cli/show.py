@@ -1,10 +1,15 @@
-"""``python -m perf show FILE...``: one result line per benchmark."""
+"""``python -m perf show FILE...``: one result line per benchmark.
+
+With ``-d/--dump``, ``-g/--hist``, ``-t/--stats`` or ``-m/--metadata`` the
+layout becomes pyperf's multi-line one (titles, then each block); without
+them, stability warnings (unless ``-q``) switch to that layout too.
+"""
 
 from __future__ import annotations
 
 import argparse
 
-from perf.cli.common import add_input_arguments, load_suites, select_benchmarks
+from perf.cli.common import Blocks, add_input_arguments, check_lines, format_benchmarks, format_title, load_selection
 from perf.render.benchmark import format_result
 
 HELP = "Display the result of each benchmark: mean and standard deviation."
@@ -12,21 +17,41 @@ HELP = "Display the result of each benchmark: mean and standard deviation."
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
-    parser.add_argument("-q", "--quiet", action="store_true", help="print only the results")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only the results, no stability warnings")
+    parser.add_argument("-d", "--dump", action="store_true", help="also print every run's values")
+    parser.add_argument("-m", "--metadata", action="store_true", help="also print the metadata")
+    parser.add_argument("-g", "--hist", action="store_true", help="also print a histogram of the values")
+    parser.add_argument("-t", "--stats", action="store_true", help="also print statistics (min, max, ...)")
 
 
 def run(args: argparse.Namespace) -> int:
-    suites = load_suites(args.filenames)
-    several_files = len(suites) > 1
-    for index, suite in enumerate(suites):
-        if several_files:
-            if index:
+    items = load_selection(args)
+    checks = not args.quiet
+    multiline = args.dump or args.metadata or args.hist or args.stats
+    if not multiline and checks:
+        multiline = any(check_lines(item.benchmark) for item in items)
+    if multiline:
+        blocks = Blocks(
+            metadata=args.metadata,
+            dump=args.dump,
+            hist=args.hist,
+            stats=args.stats,
+            checks=checks,
+            result=True,
+        )
+        for line in format_benchmarks(items, blocks):
+            print(line)
+        return 0
+
+    several_files = len({id(item.suite) for item in items}) > 1
+    several_benchmarks = len(items) > 1
+    current = None
+    for item in items:
+        if several_files and item.suite is not current:
+            if current is not None:
                 print()
-            print(suite.filename)
-            print("=" * len(str(suite.filename)))
-            print()
-        benchmarks = select_benchmarks(suite, args.benchmarks)
-        for benchmark in benchmarks:
-            line = format_result(benchmark)
-            print(f"{benchmark.get_name()}: {line}" if len(benchmarks) > 1 else line)
+            current = item.suite
+            print("\n".join([*format_title(item.filename), ""]))
+        line = format_result(item.benchmark)
+        print(f"{item.benchmark.get_name()}: {line}" if several_benchmarks else line)
     return 0

@@ -1,0 +1,92 @@
+"""``python -m perf hist FILE...``: a text histogram of each benchmark.
+
+As pyperf: the benchmarks of the same name in every file share one
+histogram scale (each under ``[ file ]`` when several files are given), a
+title per name when there are several names, stability warnings after each
+histogram unless ``-q``, and benchmarks missing from some files come last,
+each on its own scale under ``[ name ]``.  A benchmark without values gets a
+line saying so (pyperf crashes).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from perf.cli.common import Item, add_input_arguments, check_lines, format_title, load_selection
+from perf.model.benchmark import Benchmark
+from perf.model.suite import BenchmarkSuite
+from perf.render.hist import format_histogram
+
+HELP = "Render a text histogram of the values."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument("-q", "--quiet", action="store_true", help="hide the stability warnings")
+    parser.add_argument(
+        "-n",
+        "--bins",
+        type=int,
+        default=None,
+        help="number of bars (default: the terminal height minus 3, at least 3, at most 25 unless --extend)",
+    )
+    parser.add_argument("--extend", action="store_true", help="use the whole terminal width and height")
+
+
+def _histogram(pairs: list[tuple[str | None, Benchmark]], args: argparse.Namespace) -> list[str]:
+    """Histograms on a shared scale, each followed by its warnings."""
+    # benchmarks are separated by one empty line and hold none themselves
+    blocks: list[list[str]] = [[]]
+    for line in format_histogram(pairs, bins=args.bins, extend=args.extend):
+        if line:
+            blocks[-1].append(line)
+        else:
+            blocks.append([])
+    lines: list[str] = []
+    for block, (_title, benchmark) in zip(blocks, pairs):
+        if lines:
+            lines.append("")
+        lines.extend(block)
+        warnings = [] if args.quiet else check_lines(benchmark)
+        if warnings:
+            lines.append("")
+            lines.extend(warnings)
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    items = load_selection(args)
+    suites: list[BenchmarkSuite] = []
+    for item in items:
+        if all(item.suite is not suite for suite in suites):
+            suites.append(item.suite)
+    by_suite: dict[int, list[Item]] = {id(suite): [item for item in items if item.suite is suite] for suite in suites}
+    shared = [
+        name
+        for name in suites[0].get_benchmark_names()
+        if all(name in suite.get_benchmark_names() for suite in suites[1:])
+    ]
+    show_filename = len(suites) > 1
+    show_group_name = len(shared) > 1
+    groups: list[list[str]] = []
+    for name in shared:
+        lines = [*format_title(name, 1), ""] if show_group_name else []
+        pairs: list[tuple[str | None, Benchmark]] = [
+            (item.filename if show_filename else None, item.benchmark)
+            for suite in suites
+            for item in by_suite[id(suite)]
+            if item.benchmark.get_name() == name
+        ]
+        lines.extend(_histogram(pairs, args))
+        groups.append(lines)
+    for item in items:
+        if item.benchmark.get_name() not in shared:
+            groups.append(_histogram([(item.benchmark.get_name(), item.benchmark)], args))
+    output: list[str] = []
+    for lines in groups:
+        if output:
+            output.append("")
+        output.extend(lines)
+    for line in output:
+        print(line)
+    return 0

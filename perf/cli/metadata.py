@@ -1,0 +1,25 @@
+"""``python -m perf metadata FILE...``: the metadata of each benchmark.
+
+With several benchmarks, the metadata they all share come first under
+"Common metadata", then each benchmark's own; stability warnings follow
+unless ``-q``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from perf.cli.common import Blocks, add_input_arguments, format_benchmarks, load_selection
+
+HELP = "Display the metadata of each benchmark."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument("-q", "--quiet", action="store_true", help="hide the stability warnings")
+
+
+def run(args: argparse.Namespace) -> int:
+    for line in format_benchmarks(load_selection(args), Blocks(metadata=True, checks=not args.quiet)):
+        print(line)
+    return 0

@@ -1,0 +1,25 @@
+"""``python -m perf stats FILE...``: descriptive statistics of each benchmark.
+
+pyperf's text (``pyperf stats``), then perf's process-level block, then the
+stability warnings unless ``-q``.  A benchmark holding only calibration runs
+gets what is known about it (pyperf crashes).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from perf.cli.common import Blocks, add_input_arguments, format_benchmarks, load_selection
+
+HELP = "Compute statistics: duration, runs, min, median, mean, max, percentiles, outliers."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument("-q", "--quiet", action="store_true", help="hide the stability warnings")
+
+
+def run(args: argparse.Namespace) -> int:
+    for line in format_benchmarks(load_selection(args), Blocks(stats=True, checks=not args.quiet)):
+        print(line)
+    return 0
