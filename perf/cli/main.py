@@ -47,10 +47,16 @@ def _load(name: str) -> ModuleType:
     return importlib.import_module(COMMANDS[name])
 
 
-def build_parser() -> ArgumentParser:
+def build_parser(only: str | None = None) -> ArgumentParser:
+    """The parser of every command, or with *only*, of that one command
+    (the others are listed but their modules are not imported: a command
+    imports what it needs and nothing else)."""
     parser = ArgumentParser(prog="python -m perf", description="Run benchmarks you can trust and analyse results.")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for name in COMMANDS:
+        if only is not None and name != only:
+            subparsers.add_parser(name, add_help=False)
+            continue
         module = _load(name)
         if name in RUNNER_COMMANDS:
             subparsers.add_parser(name, help=module.HELP, add_help=False)
@@ -64,7 +70,7 @@ def _run(argv: Sequence[str]) -> int:
     if argv and argv[0] in RUNNER_COMMANDS:
         status: int = _load(argv[0]).main(argv[1:])
         return status
-    parser = build_parser()
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(list(argv))
     if not args.command:
         raise UsageError("missing command: choose one of " + ", ".join(COMMANDS) + " (see python -m perf --help)")

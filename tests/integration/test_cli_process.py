@@ -58,3 +58,20 @@ def test_broken_pipe_is_silent():
         stderr = process.stderr.read()
     assert stderr == b""
     assert process.returncode == 1
+
+
+@pytest.mark.parametrize("command", ["show", "stats", "hist", "check", "dump", "metadata", "slowest"])
+def test_analysis_commands_do_not_import_the_runner_or_psutil(command):
+    code = (
+        "import sys\n"
+        "from perf.cli.main import main\n"
+        f"main([{command!r}, 'tests/data/suite_tags.json'])\n"
+        "loaded = [name for name in sys.modules if name.startswith(('perf.measure', 'perf.cli.runner', 'psutil'))]\n"
+        "print('LOADED', loaded, file=sys.stderr)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, env=env, cwd=ROOT, check=False, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip().splitlines()[-1] == "LOADED []"
