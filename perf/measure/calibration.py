@@ -62,8 +62,10 @@ def is_accepted(raw: float, loops: int, target: float) -> bool:
     return raw <= ACCEPT_FACTOR * target or loops == 1
 
 
-def next_loops(loops: int, raw: float, target: float) -> int:
-    """The loop count to try after *loops* loops took *raw* seconds.
+def next_loops(loops: int, raw: float, target: float, max_growth: int | None = MAX_GROWTH) -> int:
+    """The loop count to try after *loops* loops took *raw* seconds,
+    growing at most *max_growth* times (None: no cap, for a raw value
+    that can be trusted, such as the median of a steady segment).
 
     Raises :class:`~perf.errors.CalibrationError` when more than
     ``MAX_LOOPS`` loops would be needed.
@@ -72,7 +74,9 @@ def next_loops(loops: int, raw: float, target: float) -> int:
         raise ValueError(f"loops must be >= 1, got {loops}")
     # raw == 0: the clock did not move, grow as fast as allowed
     proposed = math.ceil(loops * AIM_FACTOR * target / raw) if raw > 0 else loops * MAX_GROWTH
-    proposed = max(1, min(proposed, loops * MAX_GROWTH))
+    if max_growth is not None:
+        proposed = min(proposed, loops * max_growth)
+    proposed = max(1, proposed)
     if proposed > MAX_LOOPS:
         raise CalibrationError(
             f"failed to calibrate the number of loops: more than {MAX_LOOPS} loops needed "

@@ -16,11 +16,8 @@ import functools
 import math
 from typing import Callable, NamedTuple
 
-from perf.errors import CalibrationError, WorkerError
+from perf.errors import WorkerError
 from perf.measure.calibration import (
-    AIM_FACTOR,
-    MAX_GROWTH,
-    MAX_LOOPS,
     TimerInfo,
     is_accepted,
     next_loops,
@@ -124,7 +121,8 @@ class _Sampler:
             raw = steady_values[len(steady_values) // 2] * loops * self.plan.inner_loops
             if raw >= target:
                 break
-            loops = _resize(loops, raw, target)
+            # sized on a steady segment: no growth cap, and always grow
+            loops = max(next_loops(loops, raw, target, max_growth=None), loops + 1)
         return loops, start, steady
 
 
@@ -163,14 +161,6 @@ def measure(
         # first windows can look steady at first (recorded, never an error)
         steady = classify([value for _, value in warmups[steps:]] + values)
     return Samples(tuple(values), tuple(warmups), loops, steps, steady)
-
-
-def _resize(loops: int, raw: float, target: float) -> int:
-    """Loops for a steady (trusted) raw value: no growth cap."""
-    proposed = math.ceil(loops * AIM_FACTOR * target / raw) if raw > 0 else loops * MAX_GROWTH
-    if proposed > MAX_LOOPS:
-        raise CalibrationError(f"failed to calibrate the number of loops: more than {MAX_LOOPS} loops needed")
-    return max(proposed, loops + 1)
 
 
 def _warm_up(sample: Callable[[], float], plan: SamplingPlan, loops: int) -> SteadyState:

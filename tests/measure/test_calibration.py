@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -9,6 +10,7 @@ from helpers import FakeClock
 
 from perf.errors import CalibrationError
 from perf.measure.calibration import (
+    AIM_FACTOR,
     MAX_LOOPS,
     TimerInfo,
     is_accepted,
@@ -94,3 +96,9 @@ def test_probe_timer_on_a_coarse_clock():
 def test_probe_timer_on_a_frozen_clock_ends():
     info = probe_timer(lambda: 5.0, calls=10, ticks=3, spin_limit=100)
     assert info == TimerInfo(call_cost=0.0, resolution=0.0)
+
+
+def test_next_loops_without_growth_cap():
+    # a trusted raw value (a steady segment) may grow the loops more than 10x
+    assert next_loops(100, 0.001, 0.1) == 1000
+    assert next_loops(100, 0.001, 0.1, max_growth=None) == math.ceil(100 * AIM_FACTOR * 0.1 / 0.001)
