@@ -13,6 +13,7 @@ script written for pyperf runs unchanged with ``import perf as pyperf``.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from typing import Any, Awaitable, Callable, ClassVar, NoReturn, Sequence
@@ -393,8 +394,10 @@ def _python_names(reference: str, changed: str) -> tuple[str, str]:
     return (reference, changed) if names[0] == names[1] else names
 
 
+@functools.cache
 def _is_jit_python(python: str) -> bool:
-    """Whether *python* (another interpreter) runs a JIT, by asking it."""
+    """Whether *python* (another interpreter) runs a JIT, by asking it
+    (once: --compare-to asks for each side after the option checks)."""
     import subprocess
 
     code = "import sys; print(sys.implementation.name)"

@@ -69,6 +69,12 @@ def _tail(stderr: bytes, lines: int = STDERR_LINES) -> str:
     return "\n".join("    " + line for line in kept)
 
 
+def _with_stderr(message: str, stderr: bytes) -> str:
+    """*message*, followed by the end of the worker's stderr if any."""
+    tail = _tail(stderr)
+    return f"{message}; last lines of its stderr:\n{tail}" if tail else message
+
+
 def _describe_exit(code: int) -> str:
     if code < 0:
         try:
@@ -165,9 +171,7 @@ def run_worker(
             raise WorkerTimeoutError(f"{what} ran longer than the timeout ({timeout:g} s) and was stopped")
         stderr = bytes(worker.stderr)
         if code != 0:
-            message = f"{what} {_describe_exit(code)}"
-            tail = _tail(stderr)
-            raise WorkerError(f"{message}; last lines of its stderr:\n{tail}" if tail else message)
+            raise WorkerError(_with_stderr(f"{what} {_describe_exit(code)}", stderr))
         benchmark = _decode(bytes(worker.result), what, stderr)
         elapsed = time.monotonic() - worker.started
         return WorkerOutput(benchmark, stderr.decode("utf-8", "replace"), elapsed)
@@ -182,9 +186,8 @@ def _decode(data: bytes, what: str, stderr: bytes) -> Benchmark:
     from perf.storage.files import loads_benchmark
 
     if not data:
-        tail = _tail(stderr)
         message = f"{what} exited without sending a result (did the script call the same benchmarks in a worker?)"
-        raise WorkerError(f"{message}; last lines of its stderr:\n{tail}" if tail else message)
+        raise WorkerError(_with_stderr(message, stderr))
     try:
         return loads_benchmark(data)
     except (PerfError, ValueError) as exc:

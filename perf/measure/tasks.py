@@ -243,9 +243,7 @@ class CommandTimer:
             os.close(devnull)
         _, status, usage = os.wait4(pid, 0)
         self._check_status(os.waitstatus_to_exitcode(status))
-        # ru_maxrss: kibibytes on Linux, bytes on macOS
-        scale = 1 if sys.platform == "darwin" else 1024
-        self.max_rss = max(self.max_rss, usage.ru_maxrss * scale)
+        self._record_rss(usage.ru_maxrss)
 
     def _run_portable(self) -> None:
         import subprocess
@@ -259,8 +257,12 @@ class CommandTimer:
             return
         # the largest RSS of any child reaped so far: in a worker, the
         # benchmarked program is the only child (pyperf's method)
+        self._record_rss(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+
+    def _record_rss(self, ru_maxrss: int) -> None:
+        # ru_maxrss: kibibytes on Linux, bytes on macOS
         scale = 1 if sys.platform == "darwin" else 1024
-        self.max_rss = max(self.max_rss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale)
+        self.max_rss = max(self.max_rss, ru_maxrss * scale)
 
     def _check_status(self, status: int) -> None:
         if status:
