@@ -14,7 +14,28 @@ from perf.render.checks import format_check
 from perf.storage import files
 
 DATA = pathlib.Path(__file__).resolve().parent / "data"
-FIXTURES = sorted(path.name[: -len(".show.txt")] for path in DATA.glob("*.show.txt"))
+
+
+def fixtures_with(command: str) -> list[str]:
+    """The fixtures that have pyperf's recorded output of *command*."""
+    return sorted(path.name.removesuffix(f".{command}.txt") for path in DATA.glob(f"*.{command}.txt"))
+
+
+FIXTURES = fixtures_with("show")
+
+
+def consecutive_groups(text: str, is_member) -> list[list[str]]:
+    """The runs of consecutive lines of *text* for which *is_member* is true."""
+    groups: list[list[str]] = []
+    previous = False
+    for line in text.splitlines():
+        member = bool(is_member(line))
+        if member and not previous:
+            groups.append([])
+        if member:
+            groups[-1].append(line)
+        previous = member
+    return groups
 
 
 @pytest.fixture(autouse=True)

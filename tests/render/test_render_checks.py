@@ -10,11 +10,11 @@ constructed benchmarks.
 from __future__ import annotations
 
 import os
-import pathlib
 import sys
 from typing import Any
 
 import pytest
+from golden import DATA, fixtures_with
 
 from perf.analysis.checks import PYPERF_CODES, Check, check_benchmark
 from perf.model.benchmark import Benchmark
@@ -23,8 +23,7 @@ from perf.model.suite import BenchmarkSuite
 from perf.render.checks import WARNING_TITLE, format_check, format_checks, format_warnings
 from perf.storage import files
 
-DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
-FIXTURES = sorted(path.name.removesuffix(".check.txt") for path in DATA.glob("*.check.txt"))
+FIXTURES = fixtures_with("check")
 STABLE = ("The benchmark seems to be stable", "All benchmarks seem to be stable")
 FOOTER = [
     "",

@@ -8,19 +8,18 @@ constructed benchmarks with the expected text written out.
 
 from __future__ import annotations
 
-import pathlib
 import re
 from typing import Any
 
 import pytest
+from golden import DATA, consecutive_groups, fixtures_with
 
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.render.dump import format_dump, format_run
 from perf.storage import files
 
-DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
-FIXTURES = sorted(path.name.removesuffix(".dump.txt") for path in DATA.glob("*.dump.txt"))
+FIXTURES = fixtures_with("dump")
 OPTIONS = [
     {},
     {"quiet": True},
@@ -39,16 +38,7 @@ def make_run(values: Any = (1.0,), warmups: Any = None, **metadata: Any) -> Run:
 
 def run_blocks(text: str) -> list[list[str]]:
     """Groups of consecutive run lines (``Run N...`` and ``- ...``)."""
-    blocks: list[list[str]] = []
-    previous = False
-    for line in text.splitlines():
-        is_run_line = re.match(r"Run \d+:", line) is not None or line.startswith("- ")
-        if is_run_line and not previous:
-            blocks.append([])
-        if is_run_line:
-            blocks[-1].append(line)
-        previous = is_run_line
-    return blocks
+    return consecutive_groups(text, lambda line: re.match(r"Run \d+:", line) or line.startswith("- "))
 
 
 def test_every_fixture_is_covered():

@@ -9,19 +9,18 @@ formatter when pyperf is installed.
 
 from __future__ import annotations
 
-import pathlib
 import re
 from typing import Any
 
 import pytest
+from golden import DATA, consecutive_groups, fixtures_with
 
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.render.hist import NO_VALUES, default_bins, format_histogram
 from perf.storage import files
 
-DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
-FIXTURES = sorted(path.name.removesuffix(".hist.txt") for path in DATA.glob("*.hist.txt"))
+FIXTURES = fixtures_with("hist")
 BUCKET_LINE = re.compile(r" *[-0-9.]+ \S+: +\d+ (#+|\|)$")
 #: the terminal of make_fixtures.sh
 TERMINAL = (80, 25)
@@ -34,16 +33,7 @@ def make_run(values: Any = (1.0,), warmups: Any = None, **metadata: Any) -> Run:
 
 def bucket_blocks(text: str) -> list[list[str]]:
     """Groups of consecutive bucket lines."""
-    blocks: list[list[str]] = []
-    previous = False
-    for line in text.splitlines():
-        is_bucket = BUCKET_LINE.match(line) is not None
-        if is_bucket and not previous:
-            blocks.append([])
-        if is_bucket:
-            blocks[-1].append(line)
-        previous = is_bucket
-    return blocks
+    return consecutive_groups(text, BUCKET_LINE.match)
 
 
 def test_every_fixture_is_covered():

@@ -11,10 +11,10 @@ known figures.  The figures added to perf.analysis.statistics for it
 from __future__ import annotations
 
 import math
-import pathlib
 from typing import Any
 
 import pytest
+from golden import DATA, fixtures_with
 
 from perf.analysis import statistics
 from perf.analysis.intervals import benchmark_mean_interval
@@ -23,8 +23,7 @@ from perf.model.run import Run
 from perf.render.stats import format_process_stats, format_pyperf_stats, format_stats
 from perf.storage import files
 
-DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
-FIXTURES = sorted(path.name.removesuffix(".stats.txt") for path in DATA.glob("*.stats.txt"))
+FIXTURES = fixtures_with("stats")
 
 
 def make_run(values: Any = (1.0,), warmups: Any = None, **metadata: Any) -> Run:
