@@ -26,6 +26,8 @@ COMMANDS = {
     "metadata": "perf.cli.metadata",
     "slowest": "perf.cli.slowest",
     "collect_metadata": "perf.cli.collect_metadata",
+    "compare_to": "perf.cli.compare_to",
+    "convert": "perf.cli.convert",
     "timeit": "perf.cli.timeit",
     "command": "perf.cli.command",
 }
