@@ -17,7 +17,21 @@ band ``[1 / (1 + margin), 1 + margin]`` of ratios that do not matter:
   difference, maybe too small to matter);
 * ``inconclusive``: the interval contains 1 and reaches beyond the band;
   :attr:`Comparison.needed_processes` estimates how many processes per
-  side would settle it.
+  side would narrow the interval to +-margin.
+
+Also here (R2, R11):
+
+* :func:`rank_compare_process_means`: the robust comparison, Mann-Whitney
+  on process means with the Hodges-Lehmann estimate of the log ratio and
+  its rank interval (exact distribution of U up to 10 000 pairs, normal
+  beyond);
+* :func:`combine_comparisons`: a suite's geometric mean of ratios with an
+  interval (the benchmarks' log ratios are independent: their variances
+  add; Welch-Satterthwaite degrees of freedom);
+* :func:`win_rate`: how often a changed process beats a reference process
+  (the probability of superiority over process means), with an interval;
+* :func:`benjamini_hochberg`: which p-values stay significant at a false
+  discovery rate.
 
 Must not: import anything beyond the standard library and
 :mod:`perf.analysis`, format text, or print.
@@ -28,7 +42,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple, Sequence
 
-from perf.analysis.distributions import normal_ppf, student_t_ppf
+from perf.analysis.distributions import normal_cdf, normal_ppf, student_t_cdf, student_t_ppf
 from perf.analysis.statistics import mean, variance
 
 SLOWER = "slower"
@@ -37,6 +51,12 @@ SMALL_CHANGE = "small change"
 NO_CHANGE = "no change"
 INCONCLUSIVE = "inconclusive"
 VERDICTS = (SLOWER, FASTER, SMALL_CHANGE, NO_CHANGE, INCONCLUSIVE)
+#: verdicts that say the benchmarks differ (the interval excludes 1)
+DIFFERENT = frozenset({SLOWER, FASTER, SMALL_CHANGE})
+
+WELCH = "welch"
+RANKS = "mann-whitney"
+SUITE = "geometric mean"
 
 #: default equivalence margin: differences under 1 % do not matter
 DEFAULT_MARGIN = 0.01
@@ -59,8 +79,20 @@ class Comparison(NamedTuple):
     changed_processes: int
     #: Welch-Satterthwaite degrees of freedom (inf when both variances are 0)
     df: float
-    #: for an inconclusive verdict: processes per side that would settle it
+    #: for an inconclusive verdict: processes per side that would narrow
+    #: the interval to +-margin
     needed_processes: int | None = None
+    #: standard error of the log ratio (inf when it cannot be estimated)
+    standard_error: float = math.inf
+    #: two-sided p-value of "the ratio is 1"
+    p_value: float = 1.0
+    #: WELCH, RANKS or SUITE
+    method: str = WELCH
+
+    @property
+    def different(self) -> bool:
+        """True when the interval excludes a ratio of 1."""
+        return self.verdict in DIFFERENT
 
 
 def _logs(values: Sequence[float], side: str) -> list[float]:
@@ -84,14 +116,29 @@ def _verdict(low: float, high: float, band: float) -> str:
     return INCONCLUSIVE
 
 
-def _needed_processes(difference: float, variances: float, band: float, confidence: float) -> int:
-    """Processes per side for an interval narrow enough to decide: to fall
-    inside the band (no change) or outside it (a change), whichever the
-    observed difference is closer to; at least a quarter of the band."""
-    width = max(abs(band - abs(difference)), band / 4)
+def _needed_processes(variances: float, band: float, confidence: float) -> int:
+    """Processes per side for an interval of the log ratio no wider than
+    +-band (design/statistics.md R3: n (half-width / margin)^2): then
+    it fits inside the equivalence band or leaves part of it clear.
+    *variances*: the sum of the per-process variances of both sides."""
+    if band <= 0:
+        return MAX_SUGGESTED_PROCESSES
     z = normal_ppf(1 - (1 - confidence) / 2)
-    needed = math.ceil(variances * (z / width) ** 2)
+    needed = math.ceil(variances * (z / band) ** 2)
     return max(2, min(needed, MAX_SUGGESTED_PROCESSES))
+
+
+def _check_levels(margin: float, confidence: float) -> None:
+    if not margin >= 0:
+        raise ValueError(f"the margin must be >= 0, got {margin!r}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+
+
+def _t_p_value(difference: float, standard_error: float, df: float) -> float:
+    if standard_error == 0:
+        return 1.0 if difference == 0 else 0.0
+    return min(1.0, 2.0 * student_t_cdf(-abs(difference) / standard_error, df))
 
 
 def compare_process_means(
@@ -101,10 +148,7 @@ def compare_process_means(
     confidence: float = 0.95,
 ) -> Comparison:
     """Compare two sets of per-process means (each side needs >= 2)."""
-    if not margin >= 0:
-        raise ValueError(f"the margin must be >= 0, got {margin!r}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    _check_levels(margin, confidence)
     ref_logs = _logs(reference, "reference")
     new_logs = _logs(changed, "changed benchmark")
     n_ref, n_new = len(ref_logs), len(new_logs)
@@ -123,7 +167,7 @@ def compare_process_means(
     verdict = _verdict(low, high, band)
     needed = None
     if verdict == INCONCLUSIVE:
-        needed = _needed_processes(difference, var_ref + var_new, band, confidence)
+        needed = _needed_processes(var_ref + var_new, band, confidence)
     return Comparison(
         math.exp(difference),
         math.exp(low),
@@ -134,4 +178,240 @@ def compare_process_means(
         n_new,
         df,
         needed,
+        standard_error,
+        _t_p_value(difference, standard_error, df),
+        WELCH,
     )
+
+
+def unknown_comparison(reference: Sequence[float], changed: Sequence[float], confidence: float = 0.95) -> Comparison:
+    """The comparison when a side has fewer than 2 processes: the ratio of
+    the geometric means (1 when a side has none), an interval from 0 to
+    infinity, an inconclusive verdict and no suggestion."""
+    ratio = 1.0
+    if reference and changed:
+        ratio = math.exp(mean([math.log(value) for value in changed]) - mean([math.log(value) for value in reference]))
+    return Comparison(ratio, 0.0, math.inf, confidence, INCONCLUSIVE, len(reference), len(changed), math.nan)
+
+
+# --- robust: Mann-Whitney and Hodges-Lehmann on process means ------------------
+
+#: the largest n x m for which the exact distribution of U is computed
+EXACT_RANK_PAIRS = 10_000
+
+
+def _u_distribution(n: int, m: int) -> list[int]:
+    """How many of the C(n + m, n) orderings give U = 0, 1, ..., n m: the
+    coefficients of the Gaussian binomial [n + m choose n] in q."""
+    size = n * m + 1
+    counts = [1] + [0] * (size + n)
+    for i in range(1, n + 1):
+        step = m + i
+        for k in range(len(counts) - 1, step - 1, -1):  # times (1 - q^(m + i))
+            counts[k] -= counts[k - step]
+        for k in range(i, len(counts)):  # divided by (1 - q^i)
+            counts[k] += counts[k - i]
+    return counts[:size]
+
+
+def _rank_cut(n: int, m: int, confidence: float) -> int:
+    """The largest c with P(U <= c) <= (1 - confidence) / 2 (-1 if none)."""
+    alpha = (1 - confidence) / 2
+    pairs = n * m
+    if pairs <= EXACT_RANK_PAIRS:
+        counts = _u_distribution(n, m)
+        total = sum(counts)
+        cumulative = 0
+        for u, count in enumerate(counts):
+            cumulative += count
+            if cumulative > alpha * total:
+                return u - 1
+        return pairs
+    z = normal_ppf(1 - alpha)
+    return math.floor(pairs / 2 - z * math.sqrt(pairs * (n + m + 1) / 12) - 0.5)
+
+
+def _rank_p_value(below: float, n: int, m: int) -> float:
+    """Two-sided p-value of U = *below* (ties count 1/2)."""
+    pairs = n * m
+    u = min(below, pairs - below)
+    if pairs <= EXACT_RANK_PAIRS:
+        counts = _u_distribution(n, m)
+        return min(1.0, 2 * sum(counts[: math.floor(u) + 1]) / sum(counts))
+    sigma = math.sqrt(pairs * (n + m + 1) / 12)
+    return min(1.0, 2 * normal_cdf((u - pairs / 2 + 0.5) / sigma))
+
+
+def rank_compare_process_means(
+    reference: Sequence[float],
+    changed: Sequence[float],
+    margin: float = DEFAULT_MARGIN,
+    confidence: float = 0.95,
+) -> Comparison:
+    """The robust comparison of two sets of per-process means (>= 2 each).
+
+    The ratio is exp(Hodges-Lehmann estimate): the median of the n m
+    differences ``log(changed_j) - log(reference_i)``; its interval is
+    the pair of order statistics of those differences that the
+    Mann-Whitney test at ``1 - confidence`` would not reject (with very
+    few processes the interval is unbounded).  A process with a noisy
+    neighbour moves a rank, not the estimate.
+    """
+    _check_levels(margin, confidence)
+    ref_logs = _logs(reference, "reference")
+    new_logs = _logs(changed, "changed benchmark")
+    n, m = len(ref_logs), len(new_logs)
+    differences = sorted(b - a for a in ref_logs for b in new_logs)
+    pairs = len(differences)
+    middle = pairs // 2
+    estimate = differences[middle] if pairs % 2 else (differences[middle - 1] + differences[middle]) / 2
+    cut = _rank_cut(n, m, confidence)
+    if cut < 0:
+        low, high = -math.inf, math.inf
+    else:
+        low, high = differences[cut], differences[pairs - 1 - cut]
+    band = math.log1p(margin)
+    verdict = _verdict(low, high, band)
+    z = normal_ppf(1 - (1 - confidence) / 2)
+    standard_error = (high - low) / (2 * z)
+    needed = None
+    if verdict == INCONCLUSIVE and math.isfinite(standard_error):
+        # per-process variance of an equal-variance design with this error
+        variances = 2 * standard_error**2 / (1 / n + 1 / m)
+        needed = _needed_processes(variances, band, confidence)
+    below = sum(1 for value in differences if value < 0) + 0.5 * sum(1 for value in differences if value == 0)
+    return Comparison(
+        math.exp(estimate),
+        math.exp(low),
+        math.exp(high),
+        confidence,
+        verdict,
+        n,
+        m,
+        math.nan,
+        needed,
+        standard_error,
+        _rank_p_value(below, n, m),
+        RANKS,
+    )
+
+
+# --- suites ------------------------------------------------------------------------
+
+
+def combine_comparisons(
+    comparisons: Sequence[Comparison], margin: float = DEFAULT_MARGIN, confidence: float = 0.95
+) -> Comparison:
+    """The geometric mean of the ratios of *comparisons* (one per
+    benchmark) with its interval and verdict.
+
+    The log of the geometric mean is the mean of the log ratios; the
+    benchmarks were measured by different processes, so the variances of
+    their log ratios add: SE = sqrt(sum SE_i^2) / N, with
+    Welch-Satterthwaite degrees of freedom (a normal quantile for rank
+    comparisons, which have none).  This is the interval of this set of
+    benchmarks, not of "all programs".  Process counts are summed.
+    """
+    _check_levels(margin, confidence)
+    if not comparisons:
+        raise ValueError("no comparison to combine")
+    count = len(comparisons)
+    difference = mean([math.log(comparison.ratio) for comparison in comparisons])
+    shares = [comparison.standard_error**2 for comparison in comparisons]
+    total = sum(shares)
+    standard_error = math.sqrt(total) / count
+    reference_processes = sum(comparison.reference_processes for comparison in comparisons)
+    changed_processes = sum(comparison.changed_processes for comparison in comparisons)
+    if math.isinf(standard_error):
+        return Comparison(
+            math.exp(difference), 0.0, math.inf, confidence, INCONCLUSIVE,
+            reference_processes, changed_processes, math.nan, None, math.inf, 1.0, SUITE,
+        )  # fmt: skip
+    if standard_error == 0:
+        df = math.inf
+    else:
+        denominator = sum(
+            share**2 / comparison.df
+            for share, comparison in zip(shares, comparisons)
+            if share and math.isfinite(comparison.df)
+        )
+        df = total**2 / denominator if denominator else math.inf
+    half_width = student_t_ppf(1 - (1 - confidence) / 2, df) * standard_error if standard_error else 0.0
+    low, high = difference - half_width, difference + half_width
+    return Comparison(
+        math.exp(difference),
+        math.exp(low),
+        math.exp(high),
+        confidence,
+        _verdict(low, high, math.log1p(margin)),
+        reference_processes,
+        changed_processes,
+        df,
+        None,
+        standard_error,
+        _t_p_value(difference, standard_error, df),
+        SUITE,
+    )
+
+
+def expected_by_chance(count: int, alpha: float = 0.05) -> float:
+    """How many of *count* comparisons of identical code a test at level
+    *alpha* calls different on average."""
+    return count * alpha
+
+
+def benjamini_hochberg(p_values: Sequence[float], rate: float = 0.05) -> list[bool]:
+    """Which hypotheses are rejected by the Benjamini-Hochberg procedure
+    at false discovery rate *rate* (same order as *p_values*)."""
+    count = len(p_values)
+    order = sorted(range(count), key=lambda index: p_values[index])
+    largest = 0
+    for rank, index in enumerate(order, 1):
+        if p_values[index] <= rate * rank / count:
+            largest = rank
+    rejected = [False] * count
+    for index in order[:largest]:
+        rejected[index] = True
+    return rejected
+
+
+# --- win rate -----------------------------------------------------------------------
+
+
+class WinRate(NamedTuple):
+    """How often a changed process beats (is faster than) a reference one."""
+
+    rate: float
+    low: float
+    high: float
+    confidence: float
+
+
+def win_rate(reference: Sequence[float], changed: Sequence[float], confidence: float = 0.95) -> WinRate:
+    """The probability that a changed process mean is below a reference
+    process mean (ties count 1/2), estimated over every pair of process
+    means (R11), with a Wilson interval on the effective number of pairs
+    given by DeLong's variance of the estimate (pairs sharing a process
+    are not independent).  When the two sides do not overlap at all the
+    variance is 0 and the smaller side's process count is used instead.
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    n, m = len(reference), len(changed)
+    if n < 2 or m < 2:
+        raise ValueError(f"the win rate needs at least 2 processes per side, got {n} and {m}")
+
+    def beats(new: float, old: float) -> float:
+        return 1.0 if new < old else 0.5 if new == old else 0.0
+
+    per_reference = [mean([beats(new, old) for new in changed]) for old in reference]
+    per_changed = [mean([beats(new, old) for old in reference]) for new in changed]
+    rate = mean(per_reference)
+    spread = variance(per_reference) / n + variance(per_changed) / m
+    effective = min(rate * (1 - rate) / spread, float(n * m)) if spread > 0 else float(min(n, m))
+    effective = max(effective, 1.0)
+    z = normal_ppf(1 - (1 - confidence) / 2)
+    z2 = z * z
+    centre = (rate + z2 / (2 * effective)) / (1 + z2 / effective)
+    half = z / (1 + z2 / effective) * math.sqrt(rate * (1 - rate) / effective + z2 / (4 * effective**2))
+    return WinRate(rate, max(0.0, centre - half), min(1.0, centre + half), confidence)
