@@ -39,6 +39,7 @@ Must not: import anything beyond the standard library and
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple, Sequence
 
@@ -200,7 +201,8 @@ def unknown_comparison(reference: Sequence[float], changed: Sequence[float], con
 EXACT_RANK_PAIRS = 10_000
 
 
-def _u_distribution(n: int, m: int) -> list[int]:
+@functools.lru_cache(maxsize=64)
+def _u_distribution(n: int, m: int) -> tuple[int, ...]:
     """How many of the C(n + m, n) orderings give U = 0, 1, ..., n m: the
     coefficients of the Gaussian binomial [n + m choose n] in q."""
     size = n * m + 1
@@ -211,7 +213,7 @@ def _u_distribution(n: int, m: int) -> list[int]:
             counts[k] -= counts[k - step]
         for k in range(i, len(counts)):  # divided by (1 - q^i)
             counts[k] += counts[k - i]
-    return counts[:size]
+    return tuple(counts[:size])
 
 
 def _rank_cut(n: int, m: int, confidence: float) -> int:

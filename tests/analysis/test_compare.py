@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
 import pytest
 
 from perf.analysis.compare import (
+    EXACT_RANK_PAIRS,
     FASTER,
     INCONCLUSIVE,
     MAX_SUGGESTED_PROCESSES,
     NO_CHANGE,
+    RANKS,
     SLOWER,
     SMALL_CHANGE,
+    SUITE,
+    _u_distribution,
+    benjamini_hochberg,
+    combine_comparisons,
     compare_process_means,
+    expected_by_chance,
+    rank_compare_process_means,
+    unknown_comparison,
+    win_rate,
 )
 
 
@@ -160,3 +171,171 @@ def test_aa_false_positive_rate_on_synthetic_processes():
         result = compare_process_means(reference, changed, margin=0.0)
         decided += result.verdict in (SLOWER, FASTER)
     assert 0.02 <= decided / trials <= 0.08
+
+
+# --- robust comparison: Mann-Whitney and Hodges-Lehmann ------------------------------
+
+
+def brute_force_u_counts(n, m):
+    """Count U over every way of interleaving n reference and m changed values."""
+    counts = [0] * (n * m + 1)
+    for positions in itertools.combinations(range(n + m), n):
+        # U: pairs where a changed value precedes a reference value
+        chosen = set(positions)
+        u = 0
+        changed_seen = 0
+        for index in range(n + m):
+            if index in chosen:
+                u += changed_seen
+            else:
+                changed_seen += 1
+        counts[u] += 1
+    return counts
+
+
+@pytest.mark.parametrize("n, m", [(1, 1), (2, 3), (3, 3), (4, 6), (5, 2)])
+def test_u_distribution_matches_enumeration(n, m):
+    assert list(_u_distribution(n, m)) == brute_force_u_counts(n, m)
+    assert sum(_u_distribution(n, m)) == math.comb(n + m, n)
+
+
+def test_rank_comparison_estimate_is_the_median_pairwise_log_ratio():
+    reference = [1.0, 1.1, 1.2]
+    changed = [1.3, 1.5]
+    result = rank_compare_process_means(reference, changed)
+    differences = sorted(math.log(b) - math.log(a) for a in reference for b in changed)
+    assert math.log(result.ratio) == pytest.approx((differences[2] + differences[3]) / 2)
+    assert result.method == RANKS
+
+
+def test_rank_comparison_with_too_few_processes_is_unbounded():
+    # 2 vs 2: the smallest two-sided p-value is 1/3, no 95 % interval exists
+    result = rank_compare_process_means([1.0, 1.1], [2.0, 2.1])
+    assert (result.low, result.high) == (0.0, math.inf)
+    assert result.verdict == INCONCLUSIVE
+    assert result.needed_processes is None
+    assert result.p_value == pytest.approx(1 / 3)
+
+
+def test_rank_comparison_decides_clear_cases_and_resists_one_slow_process():
+    reference = noisy(1.0, 20, 0.01, 30)
+    changed = noisy(1.10, 20, 0.01, 31)
+    assert rank_compare_process_means(reference, changed).verdict == SLOWER
+    assert rank_compare_process_means(reference, noisy(0.9, 20, 0.01, 32)).verdict == FASTER
+    polluted = [*changed[:-1], changed[-1] * 3]  # a noisy neighbour in one process
+    robust = rank_compare_process_means(reference, polluted)
+    assert robust.verdict == SLOWER
+    assert robust.ratio == pytest.approx(rank_compare_process_means(reference, changed).ratio, rel=0.01)
+
+
+def test_rank_exact_and_normal_intervals_agree_near_the_switch():
+    reference, changed = noisy(1.0, 100, 0.02, 33), noisy(1.01, 100, 0.02, 34)
+    exact = rank_compare_process_means(reference, changed)  # 100 x 100 pairs: exact
+    assert 100 * 100 <= EXACT_RANK_PAIRS
+    normal = rank_compare_process_means(reference, [*changed, changed[0]])  # 100 x 101: normal
+    assert normal.low == pytest.approx(exact.low, rel=0.005)
+    assert normal.high == pytest.approx(exact.high, rel=0.005)
+
+
+def test_rank_interval_coverage_on_a_a_data():
+    rng = random.Random(35)
+    covered = 0
+    trials = 300
+    for _ in range(trials):
+        reference = [math.exp(rng.gauss(0, 0.02)) for _ in range(12)]
+        changed = [math.exp(rng.gauss(0, 0.02)) for _ in range(12)]
+        result = rank_compare_process_means(reference, changed, margin=0.0)
+        covered += result.low <= 1 <= result.high
+    assert covered / trials >= 0.93
+
+
+# --- suites, chance and false discoveries -------------------------------------------
+
+
+def test_combine_is_the_geometric_mean_with_added_variances():
+    first = compare_process_means(noisy(1.0, 10, 0.02, 40), noisy(1.2, 10, 0.02, 41))
+    second = compare_process_means(noisy(1.0, 10, 0.03, 42), noisy(0.9, 10, 0.03, 43))
+    suite = combine_comparisons([first, second])
+    assert suite.ratio == pytest.approx(math.sqrt(first.ratio * second.ratio))
+    assert suite.standard_error == pytest.approx(math.hypot(first.standard_error, second.standard_error) / 2)
+    assert suite.low < suite.ratio < suite.high
+    assert suite.method == SUITE
+    assert (suite.reference_processes, suite.changed_processes) == (20, 20)
+    assert min(first.df, second.df) < suite.df < first.df + second.df
+
+
+def test_combine_narrows_with_more_benchmarks():
+    comparisons = [compare_process_means(noisy(1.0, 6, 0.04, 50 + i), noisy(1.05, 6, 0.04, 70 + i)) for i in range(8)]
+    suite = combine_comparisons(comparisons)
+    widest = max(math.log(c.high / c.low) for c in comparisons)
+    assert math.log(suite.high / suite.low) < widest / 2
+
+
+def test_combine_with_an_unknown_side_is_inconclusive():
+    unknown = unknown_comparison([1.0], [1.1, 1.2])
+    assert unknown.verdict == INCONCLUSIVE and unknown.ratio == pytest.approx(math.sqrt(1.1 * 1.2))
+    known = compare_process_means([1.0, 1.01], [1.5, 1.51])
+    suite = combine_comparisons([known, unknown])
+    assert suite.verdict == INCONCLUSIVE and (suite.low, suite.high) == (0.0, math.inf)
+    with pytest.raises(ValueError, match="no comparison to combine"):
+        combine_comparisons([])
+
+
+def test_unknown_comparison_without_processes_is_a_ratio_of_one():
+    assert unknown_comparison([], [1.0]).ratio == 1.0
+
+
+def test_welch_p_value_agrees_with_the_interval():
+    rng = random.Random(60)
+    for _ in range(200):
+        result = compare_process_means(noisy(1.0, 8, 0.02, rng.random()), noisy(1.01, 8, 0.02, rng.random()), margin=0)
+        assert (result.p_value < 0.05) == (not result.low <= 1 <= result.high)
+    assert compare_process_means([2.0, 2.0], [2.0, 2.0]).p_value == 1.0
+    assert compare_process_means([2.0, 2.0], [3.0, 3.0]).p_value == 0.0
+
+
+def test_expected_by_chance():
+    assert expected_by_chance(200) == pytest.approx(10.0)
+    assert expected_by_chance(3, 0.01) == pytest.approx(0.03)
+
+
+def test_benjamini_hochberg_on_a_textbook_example():
+    # sorted p-values 0.01, 0.02, 0.03, 0.04, 0.20 at q = 0.05: thresholds
+    # 0.01, 0.02, 0.03, 0.04, 0.05 -> the first four are rejected
+    p_values = [0.20, 0.03, 0.01, 0.04, 0.02]
+    assert benjamini_hochberg(p_values, 0.05) == [False, True, True, True, True]
+    assert benjamini_hochberg([0.04, 0.5], 0.05) == [False, False]  # 0.04 > 0.05 * 1 / 2
+    assert benjamini_hochberg([], 0.05) == []
+
+
+# --- win rate ---------------------------------------------------------------------
+
+
+def test_win_rate_of_separated_sides():
+    faster = win_rate([2.0, 2.1, 2.2, 2.3], [1.0, 1.1, 1.2, 1.3])
+    assert faster.rate == 1.0 and 0.5 < faster.low < faster.high == 1.0
+    slower = win_rate([1.0, 1.1, 1.2, 1.3], [2.0, 2.1, 2.2, 2.3])
+    assert slower.rate == 0.0 and slower.low == 0.0 < slower.high < 0.5
+
+
+def test_win_rate_counts_ties_as_half():
+    assert win_rate([1.0, 2.0], [1.0, 2.0]).rate == pytest.approx(0.5)
+
+
+def test_win_rate_interval_covers_one_half_on_a_a_data():
+    rng = random.Random(61)
+    covered = 0
+    trials = 300
+    for _ in range(trials):
+        reference = [math.exp(rng.gauss(0, 0.02)) for _ in range(20)]
+        changed = [math.exp(rng.gauss(0, 0.02)) for _ in range(20)]
+        rate = win_rate(reference, changed)
+        covered += rate.low <= 0.5 <= rate.high
+    assert covered / trials >= 0.93
+
+
+def test_win_rate_bad_input():
+    with pytest.raises(ValueError, match="at least 2 processes per side"):
+        win_rate([1.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match="confidence"):
+        win_rate([1.0, 2.0], [1.0, 2.0], confidence=0)
