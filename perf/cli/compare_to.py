@@ -293,13 +293,20 @@ def _blocks(*blocks: list[str]) -> list[str]:
 def _list_section(entries: Sequence[Entry], context: Context) -> list[str]:
     shown = [entry for entry in entries if entry.different or context.args.verbose]
     hidden = [entry for entry in entries if not (entry.different or context.args.verbose)]
-    blocks = []
+    blocks: list[list[str]] = []
+    single = False  # one-line entries follow each other without blank lines, as in pyperf
     for entry in shown:
         lines = _mean_lines(entry, context)
         if len(lines) == 1:
-            blocks.append([f"{entry.name}: {lines[0]}" if context.names else lines[0]])
+            line = f"{entry.name}: {lines[0]}" if context.names else lines[0]
+            if single:
+                blocks[-1].append(line)
+            else:
+                blocks.append([line])
+            single = True
         else:
             blocks.append([*format_title(entry.name), "", *lines] if context.names else lines)
+            single = False
     return _blocks(
         *blocks, _hidden_lines(hidden, context), _geometric_mean_lines(_geometric_means(entries, context), context)
     )

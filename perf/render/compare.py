@@ -24,7 +24,16 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from perf.analysis.compare import FASTER, INCONCLUSIVE, NO_CHANGE, SLOWER, SMALL_CHANGE, Comparison, WinRate
+from perf.analysis.compare import (
+    FASTER,
+    INCONCLUSIVE,
+    MAX_SUGGESTED_PROCESSES,
+    NO_CHANGE,
+    SLOWER,
+    SMALL_CHANGE,
+    Comparison,
+    WinRate,
+)
 from perf.model.benchmark import Benchmark
 from perf.render.benchmark import format_result_value
 
@@ -96,7 +105,9 @@ def format_needed(comparison: Comparison, margin: float) -> str:
         if comparison.low == 0.0 and math.isinf(comparison.high):
             return "needs at least 2 processes per file"
         return ""
-    return f"about {comparison.needed_processes} processes per file would narrow it to +-{margin * 100:g}%"
+    count = comparison.needed_processes
+    about = f"more than {count}" if count >= MAX_SUGGESTED_PROCESSES else f"about {count}"
+    return f"{about} processes per file would narrow it to +-{margin * 100:g}%"
 
 
 def format_verdict(comparison: Comparison, margin: float) -> str:

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -272,6 +273,22 @@ def test_broken_pipe_is_silent():
     process.stdout.close()
     _, err = process.communicate()
     assert err == b""
+
+
+@pytest.mark.parametrize("table", [False, True])
+def test_clear_cases_keep_pyperfs_layout(capsys, table):
+    """Where pyperf's verdict is right, perf's output is pyperf's plus the
+    intervals (recorded with pyperf 2.10.0: python -m pyperf compare_to -q
+    [--table] -b call_slower -b call_faster ref.json same_host.json)."""
+    argv = ["-q", *(["--table"] if table else []), "-b", "call_slower", "-b", "call_faster", REF, SAME_HOST]
+    lines = lines_of(capsys, *argv)
+    name = "pyperf_clear_cases_table.txt" if table else "pyperf_clear_cases.txt"
+    expected = (COMPARE / name).read_text().splitlines()
+    stripped = [re.sub(r" \[[0-9.x ]+\]", "", line) for line in lines]
+    if table:  # the intervals widen the columns: compare the cells
+        stripped = [re.sub(r"[ =+-]*\|?$", "", "|".join(cell.strip() for cell in line.split("|"))) for line in stripped]
+        expected = [re.sub(r"[ =+-]*\|?$", "", "|".join(cell.strip() for cell in line.split("|"))) for line in expected]
+    assert stripped == expected
 
 
 @pytest.mark.pyperf
