@@ -24,7 +24,10 @@ from perf.analysis import statistics
 from perf.analysis.distributions import student_t_ppf
 from perf.model.benchmark import Benchmark
 
-__all__ = ["Interval", "benchmark_mean_interval", "mean_interval"]
+__all__ = ["Interval", "benchmark_mean_interval", "mean_interval", "processes_for_precision"]
+
+#: the most processes processes_for_precision() ever answers
+MAX_PROCESSES = 100_000
 
 
 class Interval(NamedTuple):
@@ -76,3 +79,38 @@ def benchmark_mean_interval(benchmark: Benchmark, confidence: float = 0.95) -> I
     if len(means) < 2:
         return None
     return mean_interval(means, confidence)
+
+
+def processes_for_precision(values: Sequence[float], precision: float = 0.01, confidence: float = 0.95) -> int | None:
+    """How many processes would make the *confidence* t interval of the
+    mean of process means at most +-*precision* of the mean, if the next
+    processes vary as much as *values* (the process means so far).
+
+    The smallest n with ``t(n - 1) s / sqrt(n) <= precision * mean``, at
+    least 2, at most :data:`MAX_PROCESSES`; ``None`` with fewer than two
+    process means.  Unlike pyperf's estimate (a normal quantile, compat.md
+    section 6.2 bug 14) it keeps the t quantile, which matters below ~30.
+    """
+    _check_confidence(confidence)
+    if not precision > 0:
+        raise ValueError(f"precision must be > 0, got {precision!r}")
+    if len(values) < 2:
+        return None
+    target = precision * abs(statistics.mean(values))
+    spread = statistics.stdev(values)
+    if spread == 0:
+        return 2
+    if target == 0:
+        return MAX_PROCESSES
+
+    def half_width(n: int) -> float:
+        return -student_t_ppf((1.0 - confidence) / 2.0, n - 1) * spread / math.sqrt(n)
+
+    # the normal approximation is a lower bound: t > z
+    z = -student_t_ppf((1.0 - confidence) / 2.0, math.inf)
+    n = max(2, math.ceil((z * spread / target) ** 2))
+    if n >= MAX_PROCESSES:
+        return MAX_PROCESSES
+    while half_width(n) > target and n < MAX_PROCESSES:
+        n += 1
+    return n
