@@ -274,9 +274,9 @@ def _chance_line(entries: Sequence[Entry]) -> list[str]:
     kept = sum(compare.benjamini_hochberg(p_values, ALPHA))
     expected = compare.expected_by_chance(len(comparisons), ALPHA)
     return [
-        f"{len(comparisons)} comparisons, {significant} differ from 1x at {1 - ALPHA:.0%} confidence; "
-        f"chance alone would give about {expected:.2g} ({ALPHA:.0%} each); "
-        f"{kept} remain at a {ALPHA:.0%} false discovery rate (Benjamini-Hochberg)"
+        f"{len(comparisons)} comparisons, {significant} {'differs' if significant == 1 else 'differ'} from 1x "
+        f"at {1 - ALPHA:.0%} confidence; chance alone would give about {expected:.2g} ({ALPHA:.0%} each); "
+        f"{kept} {'remains' if kept == 1 else 'remain'} at a {ALPHA:.0%} false discovery rate (Benjamini-Hochberg)"
     ]
 
 
