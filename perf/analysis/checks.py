@@ -49,6 +49,13 @@ perf's process-level checks (design notes R8 and R9, ``statistics.md``):
 ``steady_state_mix``
     whenever runs carry ``steady_state`` (information, not a warning).
     values: ``((kind, count), ...)``, most frequent first
+``precision``
+    only with ``check_too_many_processes`` (the ``check`` command) and
+    >= 2 processes with values (information): the half-width of the 95 %
+    t interval of the mean of process means, in percent of that mean, and
+    how many processes would make it +-1 % if the next ones vary as much
+    (:func:`perf.analysis.intervals.processes_for_precision`).
+    values: ``(half_width_percent, nprocesses, needed)``
 
 The Tukey checks need >= 4 values and a non-zero interquartile range (with
 no spread there is nothing to judge an outlier against).
@@ -65,7 +72,7 @@ import math
 from collections import Counter
 from typing import Any, NamedTuple, Sequence
 
-from perf.analysis import statistics
+from perf.analysis import intervals, statistics
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import STEADY_STATES
 from perf.model.run import Number, Run
@@ -101,13 +108,14 @@ CODES = (
     "no_steady_state",
     "too_many_runs",
     "steady_state_mix",
+    "precision",
 )
 #: the codes pyperf 2.10.0 reports too
 PYPERF_CODES = frozenset({"stdev", "sample_size", "min", "max", "short_raw", "too_many_runs"})
 #: advice that is not a sign of an unstable result
 ADVICE_CODES = frozenset({"too_many_runs"})
 #: information only
-INFO_CODES = frozenset({"steady_state_mix"})
+INFO_CODES = frozenset({"steady_state_mix", "precision"})
 
 #: pyperf's thresholds
 STDEV_PERCENT = 10.0
@@ -121,6 +129,8 @@ VALUE_OUTLIERS_FRACTION = 0.02
 FIRST_VALUE_OUTLIERS_FRACTION = 0.25
 MIN_TUKEY_VALUES = 4
 MIN_OUTLIER_PROCESSES = 4
+#: the half-width of the interval of the mean the precision check aims at
+PRECISION = 0.01
 
 
 def is_warning(check: Check) -> bool:
@@ -151,7 +161,20 @@ def check_benchmark(benchmark: Benchmark, check_too_many_processes: bool = False
     if check_too_many_processes and required is not None and required < nprocesses * TOO_MANY_RUNS_FRACTION:
         checks.append(Check("too_many_runs", (required, nprocesses)))
     checks.extend(check for check in steady_states if check.code == "steady_state_mix")
+    if check_too_many_processes:
+        checks.extend(_precision_check(benchmark.get_process_means()))
     return checks
+
+
+def _precision_check(means: Sequence[float]) -> list[Check]:
+    if len(means) < 2:
+        return []
+    interval = intervals.mean_interval(means)
+    if not interval.estimate > 0:
+        return []
+    half_width = (interval.high - interval.estimate) * 100.0 / interval.estimate
+    needed = intervals.processes_for_precision(means, PRECISION)
+    return [Check("precision", (half_width, len(means), needed))]
 
 
 def _spread_checks(
@@ -249,7 +272,7 @@ def _first_value_check(benchmark: Benchmark, runs: Sequence[Run], ordered: Seque
 
 
 def _steady_state_checks(runs: Sequence[Run]) -> list[Check]:
-    kinds = [run.get_metadata().get("steady_state") for run in runs]
+    kinds = [run._get("steady_state") for run in runs]
     counts = Counter(str(kind) for kind in kinds if kind is not None)
     if not counts:
         return []

@@ -108,6 +108,14 @@ def _steady_state_mix(check: Check, benchmark: Benchmark) -> str:
     return "steady state: " + ", ".join(f"{count} {kind}" for kind, count in check.values)
 
 
+def _precision(check: Check, benchmark: Benchmark) -> str:
+    half_width, nprocesses, needed = check.values
+    text = f"precision: the 95% confidence interval of the mean is +-{half_width:.1f}% with {nprocesses} processes"
+    if half_width > 1.0:
+        text += f"; about {needed} processes would make it +-1%"
+    return text
+
+
 _FORMATTERS: dict[str, Callable[[Check, Benchmark], str]] = {
     "stdev": _stdev,
     "sample_size": _sample_size,
@@ -120,6 +128,7 @@ _FORMATTERS: dict[str, Callable[[Check, Benchmark], str]] = {
     "first_value_outlier": _first_value_outlier,
     "no_steady_state": _no_steady_state,
     "steady_state_mix": _steady_state_mix,
+    "precision": _precision,
 }
 
 

@@ -52,7 +52,8 @@ def stable_benchmark(nprocesses: int = 20, **metadata: Any) -> Benchmark:
 def test_codes_are_classified() -> None:
     assert set(PYPERF_CODES) < set(CODES)
     assert set(ADVICE_CODES) == {"too_many_runs"}
-    assert set(INFO_CODES) == {"steady_state_mix"}
+    assert set(INFO_CODES) == {"steady_state_mix", "precision"}
+    assert not is_warning(Check("precision", (2.0, 4, 20)))
     assert is_warning(Check("stdev", (1.0, 10.0, 10.0)))
     assert not is_warning(Check("too_many_runs", (1, 4)))
     assert not is_warning(Check("steady_state_mix", (("flat", 3),)))
@@ -67,7 +68,12 @@ def test_stable_benchmark_has_no_warning() -> None:
     benchmark = stable_benchmark()
     assert check_benchmark(benchmark) == []
     # 20 processes of about 1.0 +- 0.1 %: 1 would have been enough
-    assert check_benchmark(benchmark, check_too_many_processes=True) == [Check("too_many_runs", (1, 20))]
+    checks = check_benchmark(benchmark, check_too_many_processes=True)
+    assert checks[0] == Check("too_many_runs", (1, 20))
+    # and the precision reached: +-0.02 %, 2 processes would give +-1 %
+    assert codes(checks) == ["too_many_runs", "precision"]
+    assert checks[1].values[0] == pytest.approx(0.0239, abs=1e-4)
+    assert checks[1].values[1:] == (20, 2)
 
 
 # --- pyperf's checks -----------------------------------------------------------
@@ -105,12 +111,12 @@ def test_too_many_runs_counts_processes_not_calibration_runs() -> None:
     # advise "processes=2" although 2 were run
     benchmark = Benchmark([calibration_run(), make_run((1.0, 1.0)), make_run((1.004, 1.004))])
     assert benchmark.required_nprocesses() == 2
-    assert check_benchmark(benchmark, check_too_many_processes=True) == []
+    assert codes(check_benchmark(benchmark, check_too_many_processes=True)) == ["precision"]
     # 3 processes when 2 are enough: 2 < 0.75 x 3
     benchmark.add_run(make_run((0.997, 0.997)))
     required = benchmark.required_nprocesses()
     assert required == 2
-    assert check_benchmark(benchmark, check_too_many_processes=True) == [Check("too_many_runs", (2, 3))]
+    assert check_benchmark(benchmark, check_too_many_processes=True)[:-1] == [Check("too_many_runs", (2, 3))]
 
 
 @pytest.mark.parametrize(
@@ -252,9 +258,9 @@ def test_steady_state_mix_and_no_steady_state() -> None:
     runs += [make_run(steady(process), steady_state=kind) for process, kind in enumerate(kinds)]
     checks = check_benchmark(Benchmark(runs), check_too_many_processes=True)
     assert Check("no_steady_state", (1, 6)) in checks
-    assert checks[-1] == Check("steady_state_mix", (("warmup", 4), ("flat", 1), ("no steady state", 1)))
+    assert checks[-2] == Check("steady_state_mix", (("warmup", 4), ("flat", 1), ("no steady state", 1)))
     # the information comes after the advice
-    assert codes(checks)[-2:] == ["too_many_runs", "steady_state_mix"]
+    assert codes(checks)[-3:] == ["too_many_runs", "steady_state_mix", "precision"]
 
 
 def test_steady_state_ties_follow_the_canonical_order() -> None:

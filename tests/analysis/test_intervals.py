@@ -6,11 +6,19 @@ hard-coded."""
 from __future__ import annotations
 
 import math
+import statistics
 from typing import Any
 
 import pytest
 
-from perf.analysis.intervals import Interval, benchmark_mean_interval, mean_interval
+from perf.analysis.distributions import student_t_ppf
+from perf.analysis.intervals import (
+    MAX_PROCESSES,
+    Interval,
+    benchmark_mean_interval,
+    mean_interval,
+    processes_for_precision,
+)
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 
@@ -100,3 +108,37 @@ def test_benchmark_interval_needs_two_processes() -> None:
     assert benchmark_mean_interval(calibration_only) is None
     with_calibration = Benchmark([make_run((), warmups=[(1, 0.5)], calibrate_loops=1), make_run((1.0, 2.0))])
     assert benchmark_mean_interval(with_calibration) is None
+
+
+# --- processes for a precision ------------------------------------------------------
+
+
+def test_processes_for_precision_reaches_the_target():
+    means = [1.0, 1.02, 0.98, 1.01, 0.99, 1.03, 0.97, 1.0]
+    needed = processes_for_precision(means, 0.01)
+    spread = statistics.stdev(means)
+    mean = statistics.mean(means)
+
+    def half(n):
+        return -student_t_ppf(0.025, n - 1) * spread / math.sqrt(n)
+
+    assert half(needed) <= 0.01 * mean < half(needed - 1)
+
+
+def test_processes_for_precision_edge_cases():
+    assert processes_for_precision([1.0]) is None
+    assert processes_for_precision([1.0, 1.0]) == 2
+    assert processes_for_precision([1.0, 3.0], 1e-9) == MAX_PROCESSES
+    with pytest.raises(ValueError, match="precision must be > 0"):
+        processes_for_precision([1.0, 2.0], 0)
+    with pytest.raises(ValueError, match="confidence"):
+        processes_for_precision([1.0, 2.0], 0.01, confidence=1.5)
+
+
+def test_processes_for_precision_keeps_the_t_quantile():
+    # with few processes the t quantile is much larger than 1.96: a normal
+    # estimate (pyperf's) would stop too early
+    means = [1.0, 1.01, 0.99]
+    needed = processes_for_precision(means, 0.01)
+    z_estimate = math.ceil((1.96 * statistics.stdev(means) / 0.01) ** 2)
+    assert needed > z_estimate

@@ -26,7 +26,21 @@ def test_check_advises_fewer_processes(capsys):
     assert out == (
         "Benchmark was run more times than necessary to get a stable result.\n"
         "Consider passing processes=1 to the Runner constructor to save time.\n"
+        "\n"
+        # pyperf's advice uses a normal quantile; with 2 processes the t
+        # quantile (12.7) says otherwise
+        "precision: the 95% confidence interval of the mean is +-2.3% with 2 processes; "
+        "about 3 processes would make it +-1%\n"
         "The benchmark seems to be stable\n"
+    )
+
+
+def test_check_says_how_many_processes_a_1_percent_interval_needs(capsys):
+    status, out, _err = run(capsys, "check", "-b", "noisy_inconclusive", str(DATA / "compare" / "ref.json"))
+    assert status == 0
+    assert out.splitlines()[-1] == (
+        "precision: the 95% confidence interval of the mean is +-2.2% with 20 processes; "
+        "about 85 processes would make it +-1%"
     )
 
 

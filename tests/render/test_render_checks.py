@@ -104,6 +104,9 @@ def test_timeit_fixture() -> None:
         WARNING_TITLE,
         "* Not enough samples to get a stable result (95% certainly of less than 1% variation)",
         *FOOTER,
+        "",
+        "precision: the 95% confidence interval of the mean is +-1.4% with 4 processes; "
+        "about 6 processes would make it +-1%",
     ]
 
 
@@ -124,6 +127,9 @@ def test_track_memory_fixture_is_advice_only() -> None:
     assert format_checks(benchmark, check_too_many_processes=True, python="python") == [
         "Benchmark was run more times than necessary to get a stable result.",
         "Consider passing processes=1 to the Runner constructor to save time.",
+        "",
+        "precision: the 95% confidence interval of the mean is +-2.3% with 2 processes; "
+        "about 3 processes would make it +-1%",
     ]
     assert format_checks(benchmark, python="python") == []
 
@@ -328,4 +334,6 @@ def test_constructed_benchmark_with_every_perf_check() -> None:
         *FOOTER,
         "",
         "steady state: 18 warmup, 3 no steady state",
+        "precision: the 95% confidence interval of the mean is +-1.9% with 21 processes; "
+        "about 70 processes would make it +-1%",
     ]
