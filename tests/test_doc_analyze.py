@@ -1,4 +1,4 @@
-"""The console examples of doc/analyze.rst are real output: each block
+"""The console examples of doc/analyze.rst and doc/cli.rst are real output: each block
 that runs one ``python3 -m perf`` command on the files of
 tests/data/compare is re-run in-process and compared, ``...`` standing
 for omitted lines as in doctest."""
@@ -47,15 +47,21 @@ def console_blocks(page: Path) -> list[tuple[str, str]]:
     return blocks
 
 
+def on_compare_files(command: str) -> bool:
+    files = [arg for arg in shlex.split(command) if arg.endswith(".json")]
+    return bool(files) and all((COMPARE / name).exists() for name in files)
+
+
 BLOCKS = [
     block
-    for block in console_blocks(ROOT / "doc" / "analyze.rst")
-    if all((COMPARE / arg).exists() for arg in shlex.split(block[0]) if arg.endswith(".json"))
+    for page in ("analyze.rst", "cli.rst")
+    for block in console_blocks(ROOT / "doc" / page)
+    if on_compare_files(block[0])
 ]
 
 
 def test_the_page_has_examples():
-    assert len(BLOCKS) >= 6
+    assert len(BLOCKS) >= 7
 
 
 @pytest.mark.parametrize("command, expected", BLOCKS, ids=[command for command, _ in BLOCKS])
