@@ -94,5 +94,12 @@ for f in $GENERATED $SYNTHETIC; do
     done
 done
 
+echo "== 10. convert/: what pyperf 2.10.0 convert writes (cases in convert/cases.txt)"
+rm -f convert/*.json
+grep -v '^#' convert/cases.txt | while read -r name args; do
+    # shellcheck disable=SC2086  # the arguments are split on spaces on purpose
+    $PY -m pyperf convert $args -o "convert/$name.json"
+done
+
 $FIG keys $GENERATED $SYNTHETIC
 du -sh "$HERE"
