@@ -60,12 +60,26 @@ def test_broken_pipe_is_silent():
     assert process.returncode == 1
 
 
-@pytest.mark.parametrize("command", ["show", "stats", "hist", "check", "dump", "metadata", "slowest"])
-def test_analysis_commands_do_not_import_the_runner_or_psutil(command):
+SUITE = "tests/data/suite_tags.json"
+ANALYSIS_COMMANDS = [
+    ["show", SUITE],
+    ["stats", SUITE],
+    ["hist", SUITE],
+    ["check", SUITE],
+    ["dump", SUITE],
+    ["metadata", SUITE],
+    ["slowest", SUITE],
+    ["compare_to", "--robust", "--win-rate", SUITE, SUITE],
+    ["convert", "--stdout", SUITE],
+]
+
+
+@pytest.mark.parametrize("argv", ANALYSIS_COMMANDS, ids=[argv[0] for argv in ANALYSIS_COMMANDS])
+def test_analysis_commands_do_not_import_the_runner_or_psutil(argv):
     code = (
         "import sys\n"
         "from perf.cli.main import main\n"
-        f"main([{command!r}, 'tests/data/suite_tags.json'])\n"
+        f"main({argv!r})\n"
         "loaded = [name for name in sys.modules if name.startswith(('perf.measure', 'perf.cli.runner', 'psutil'))]\n"
         "print('LOADED', loaded, file=sys.stderr)\n"
     )
