@@ -215,7 +215,11 @@ def _short_raw_check(benchmark: Benchmark, runs: Sequence[Run]) -> list[Check]:
     if benchmark.get_unit() != "second":
         return []
     # loops > 0, so the smallest raw value of a run is its smallest value x loops
-    shortest = min(min(run.values) * run.get_total_loops() for run in runs)
+    total_loops = benchmark.get_total_loops()
+    if isinstance(total_loops, int):  # the same in every run with values
+        shortest = min(benchmark.get_values()) * total_loops
+    else:
+        shortest = min(min(run.values) * run.get_total_loops() for run in runs)
     if shortest < SHORTEST_RAW_VALUE:
         return [Check("short_raw", (shortest,))]
     return []

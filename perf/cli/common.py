@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any, NamedTuple, Sequence
 
 from perf.analysis.checks import check_benchmark
@@ -13,10 +14,7 @@ from perf.model.metadata import common_metadata
 from perf.model.suite import BenchmarkSuite
 from perf.render.benchmark import format_result
 from perf.render.checks import format_warnings
-from perf.render.dump import format_dump
-from perf.render.hist import format_histogram
 from perf.render.metadata import format_metadata_lines
-from perf.render.stats import format_stats
 from perf.render.units import format_datetime, format_seconds
 from perf.storage import files
 
@@ -31,6 +29,19 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         help="only this benchmark (repeatable)",
     )
+
+
+#: lines written at once by print_lines(): a few KB, less than a pipe holds,
+#: so that a reader that goes away early still breaks the pipe
+_LINES_PER_WRITE = 256
+
+
+def print_lines(lines: Sequence[str]) -> None:
+    """Print *lines* (a print() per line costs more than the analysis of a
+    big suite when standard output is unbuffered)."""
+    write = sys.stdout.write
+    for start in range(0, len(lines), _LINES_PER_WRITE):
+        write("\n".join(lines[start : start + _LINES_PER_WRITE]) + "\n")
 
 
 def load_suites(filenames: Sequence[str]) -> list[BenchmarkSuite]:
@@ -151,12 +162,19 @@ class Blocks(NamedTuple):
 
 
 def _benchmark_lines(benchmark: Benchmark, blocks: Blocks) -> list[str]:
+    # each command imports the renderers of its blocks only
     parts = []
     if blocks.dump:
+        from perf.render.dump import format_dump
+
         parts.append(format_dump(benchmark, quiet=blocks.dump_quiet, verbose=blocks.dump_verbose, raw=blocks.dump_raw))
     if blocks.hist:
+        from perf.render.hist import format_histogram
+
         parts.append(format_histogram([(None, benchmark)]))
     if blocks.stats:
+        from perf.render.stats import format_stats
+
         parts.append(format_stats(benchmark))
     if blocks.checks:
         parts.append(check_lines(benchmark, blocks.check_too_many_processes))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from perf.cli.common import Item, add_input_arguments, check_lines, format_title, load_selection
+from perf.cli.common import Item, add_input_arguments, check_lines, format_title, load_selection, print_lines
 from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
 from perf.render.hist import format_histogram
@@ -60,33 +60,31 @@ def run(args: argparse.Namespace) -> int:
     for item in items:
         if all(item.suite is not suite for suite in suites):
             suites.append(item.suite)
-    by_suite: dict[int, list[Item]] = {id(suite): [item for item in items if item.suite is suite] for suite in suites}
-    shared = [
-        name
-        for name in suites[0].get_benchmark_names()
-        if all(name in suite.get_benchmark_names() for suite in suites[1:])
-    ]
+    by_name: dict[str, list[Item]] = {}
+    for suite in suites:
+        for item in items:
+            if item.suite is suite:
+                by_name.setdefault(item.benchmark.get_name(), []).append(item)
+    other_names = [set(suite.get_benchmark_names()) for suite in suites[1:]]
+    shared = [name for name in suites[0].get_benchmark_names() if all(name in names for names in other_names)]
     show_filename = len(suites) > 1
     show_group_name = len(shared) > 1
     groups: list[list[str]] = []
     for name in shared:
         lines = [*format_title(name, 1), ""] if show_group_name else []
         pairs: list[tuple[str | None, Benchmark]] = [
-            (item.filename if show_filename else None, item.benchmark)
-            for suite in suites
-            for item in by_suite[id(suite)]
-            if item.benchmark.get_name() == name
+            (item.filename if show_filename else None, item.benchmark) for item in by_name[name]
         ]
         lines.extend(_histogram(pairs, args))
         groups.append(lines)
+    shared_names = set(shared)
     for item in items:
-        if item.benchmark.get_name() not in shared:
+        if item.benchmark.get_name() not in shared_names:
             groups.append(_histogram([(item.benchmark.get_name(), item.benchmark)], args))
     output: list[str] = []
     for lines in groups:
         if output:
             output.append("")
         output.extend(lines)
-    for line in output:
-        print(line)
+    print_lines(output)
     return 0

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 import argparse
 
-from perf.cli.common import Blocks, add_input_arguments, check_lines, format_benchmarks, format_title, load_selection
+from perf.cli.common import (
+    Blocks,
+    add_input_arguments,
+    check_lines,
+    format_benchmarks,
+    format_title,
+    load_selection,
+    print_lines,
+)
 from perf.render.benchmark import format_result
 
 HELP = "Display the result of each benchmark: mean and standard deviation."
@@ -39,19 +47,20 @@ def run(args: argparse.Namespace) -> int:
             checks=checks,
             result=True,
         )
-        for line in format_benchmarks(items, blocks):
-            print(line)
+        print_lines(format_benchmarks(items, blocks))
         return 0
 
     several_files = len({id(item.suite) for item in items}) > 1
     several_benchmarks = len(items) > 1
     current = None
+    lines: list[str] = []
     for item in items:
         if several_files and item.suite is not current:
             if current is not None:
-                print()
+                lines.append("")
             current = item.suite
-            print("\n".join([*format_title(item.filename), ""]))
+            lines.extend([*format_title(item.filename), ""])
         line = format_result(item.benchmark)
-        print(f"{item.benchmark.get_name()}: {line}" if several_benchmarks else line)
+        lines.append(f"{item.benchmark.get_name()}: {line}" if several_benchmarks else line)
+    print_lines(lines)
     return 0

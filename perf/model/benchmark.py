@@ -11,7 +11,9 @@ Must not: do I/O (``load``/``dump`` are one-line lazy calls into
 from __future__ import annotations
 
 import datetime
+import itertools
 import math
+import operator
 from typing import IO, Any, Callable, Mapping, Optional, Sequence, Union
 
 from perf.analysis import statistics
@@ -27,6 +29,9 @@ Dates = Optional[tuple[datetime.datetime, datetime.datetime]]
 _Z_95 = 1.96
 _TARGET_WIDTH = 0.01
 
+#: perf.render.units.format_values, imported on first use
+_format_values: Callable[[str, Sequence[Number]], tuple[str, ...]] | None = None
+
 
 class Benchmark:
     """The runs of one benchmark; the first run must have ``name`` metadata."""
@@ -37,13 +42,23 @@ class Benchmark:
         first = runs[0]
         if not isinstance(first, Run):
             raise TypeError(f"Run expected, got {type(first).__name__}")
-        if "name" not in first._metadata:
+        if not first._has("name"):
             raise ResultError("a benchmark must have a name: the first run has no 'name' metadata")
         self._runs: list[Run] = []
         self._common: Metadata | None = None
         self._clear_cache()
         for run in runs:
             self.add_run(run)
+
+    @classmethod
+    def _from_checked(cls, runs: list[Run]) -> Benchmark:
+        """A benchmark of *runs* (not copied) known to be compatible, the
+        first one named; the common metadata is computed when asked."""
+        benchmark = cls.__new__(cls)
+        benchmark._runs = runs
+        benchmark._common = None
+        benchmark._clear_cache()
+        return benchmark
 
     def _clear_cache(self) -> None:
         self._values: tuple[Number, ...] | None = None
@@ -64,7 +79,7 @@ class Benchmark:
         common = self._get_common_metadata()
         for key in CHECKED_KEYS:
             current = common.get(key)
-            other = run._metadata.get(key)
+            other = run._get(key)
             if current != other:
                 raise IncompatibleRunError(
                     f"benchmark {self.get_name()!r}: incompatible run: metadata {key!r} is "
@@ -78,9 +93,9 @@ class Benchmark:
 
     def _append(self, run: Run) -> None:
         """Append a run already checked by check_run()."""
-        if self._runs:
-            common = self._get_common_metadata()
-            for key in [key for key, value in common.items() if run._metadata.get(key) != value]:
+        common = self._common
+        if common is not None:
+            for key in [key for key, value in common.items() if run._get(key) != value]:
                 del common[key]
         self._runs.append(run)
         self._clear_cache()
@@ -117,17 +132,27 @@ class Benchmark:
         """Number of runs, calibration runs included."""
         return len(self._runs)
 
+    def _cached(self, name: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``, computed once until the runs change."""
+        try:
+            return self._cache[name]
+        except KeyError:
+            value = self._cache[name] = compute()
+            return value
+
     def get_name(self) -> str:
-        return str(self._runs[0]._metadata["name"])
+        name: str = self._cached("name", lambda: str(self._runs[0]._get("name")))
+        return name
 
     def get_unit(self) -> str:
-        return str(self._runs[0]._metadata.get("unit", DEFAULT_UNIT))
+        unit: str = self._cached("unit", lambda: str(self._runs[0]._get("unit", DEFAULT_UNIT)))
+        return unit
 
     # --- metadata -------------------------------------------------------
 
     def _get_common_metadata(self) -> Metadata:
         if self._common is None:
-            self._common = common_metadata(run._metadata for run in self._runs)
+            self._common = _common_metadata(self._runs)
         return self._common
 
     def get_metadata(self) -> Metadata:
@@ -142,29 +167,39 @@ class Benchmark:
 
     # --- loops and counts -------------------------------------------------
 
-    def _run_property(self, get: Callable[[Run], Number]) -> Number:
+    def _run_property(self, name: str, values_of: Callable[[list[Run]], list[Number]]) -> Number:
         """The value shared by all value runs, else their average (float)."""
-        runs = [run for run in self._runs if not run.is_calibration()] or self._runs
-        values = [get(run) for run in runs]
-        if all(value == values[0] for value in values):
-            return values[0]
-        return math.fsum(values) / len(values)
+
+        def compute() -> Number:
+            runs = self._cached("value_runs", lambda: [run for run in self._runs if run._values] or self._runs)
+            values = values_of(runs)
+            first = values[0]
+            if values.count(first) == len(values):
+                return first
+            return math.fsum(values) / len(values)
+
+        value: Number = self._cached(name, compute)
+        return value
 
     def get_loops(self) -> Number:
-        return self._run_property(Run.get_loops)
+        return self._run_property("loops", lambda runs: list(map(int, _run_metadata(runs, "loops", 1))))
 
     def get_inner_loops(self) -> Number:
-        return self._run_property(Run.get_inner_loops)
+        return self._run_property("inner_loops", lambda runs: list(map(int, _run_metadata(runs, "inner_loops", 1))))
 
     def get_total_loops(self) -> Number:
-        return self._run_property(Run.get_total_loops)
+        loops = self.get_loops()
+        inner_loops = self.get_inner_loops()
+        if type(loops) is int and type(inner_loops) is int:
+            return loops * inner_loops  # the runs have the same loops and inner loops
+        return self._run_property("total_loops", lambda runs: list(map(Run.get_total_loops, runs)))
 
     def get_nwarmup(self) -> Number:
         """Warmups per run (an average if runs differ)."""
-        return self._run_property(lambda run: len(run.warmups))
+        return self._run_property("nwarmup", lambda runs: [len(run._warmups) for run in runs])
 
     def get_nvalue_per_run(self) -> Number:
-        return self._run_property(lambda run: len(run.values))
+        return self._run_property("nvalue_per_run", lambda runs: [len(run._values) for run in runs])
 
     def get_nvalue(self) -> int:
         """Total number of values in all runs."""
@@ -172,17 +207,16 @@ class Benchmark:
 
     def get_values(self) -> tuple[Number, ...]:
         if self._values is None:
-            self._values = tuple(value for run in self._runs for value in run._values)
+            self._values = tuple(itertools.chain.from_iterable([run._values for run in self._runs]))
         return self._values
 
     def get_total_duration(self) -> float:
-        return math.fsum(run.get_duration() for run in self._runs)
+        duration: float = self._cached("duration", lambda: math.fsum(run.get_duration() for run in self._runs))
+        return duration
 
     def get_dates(self) -> Dates:
         """``(start, end)``: first run date and last run date + its duration."""
-        if "dates" not in self._cache:
-            self._cache["dates"] = _dates_of(self._runs)
-        dates: Dates = self._cache["dates"]
+        dates: Dates = self._cached("dates", lambda: _dates_of(self._runs))
         return dates
 
     # --- statistics -------------------------------------------------------
@@ -219,7 +253,10 @@ class Benchmark:
 
     def get_process_means(self) -> list[float]:
         """Mean of each run's values: the unit of every confidence interval."""
-        return statistics.process_means(run._values for run in self._runs)
+        means: list[float] = self._cached(
+            "process_means", lambda: statistics.process_means(run._values for run in self._runs)
+        )
+        return list(means)
 
     def required_nprocesses(self) -> int | None:
         """Processes needed for a 95 % confidence interval of 1 % of the mean.
@@ -236,9 +273,12 @@ class Benchmark:
     # --- formatting (unit-aware) ------------------------------------------
 
     def format_values(self, values: Sequence[Number]) -> tuple[str, ...]:
-        from perf.render.units import format_values
+        global _format_values
+        if _format_values is None:
+            from perf.render.units import format_values
 
-        return format_values(self.get_unit(), values)
+            _format_values = format_values
+        return _format_values(self.get_unit(), values)
 
     def format_value(self, value: Number) -> str:
         return self.format_values((value,))[0]
@@ -265,23 +305,46 @@ class Benchmark:
         files.dump(self, file, compact=compact, replace=replace)
 
 
+def _common_metadata(runs: Sequence[Run]) -> Metadata:
+    """``common_metadata()`` of the runs' metadata, without building a dict
+    per run when the runs share their inherited metadata (loaded files)."""
+    splits = [storage for run in runs if isinstance(storage := run._metadata, tuple)]
+    if len(splits) != len(runs) or any(split[0] is not splits[0][0] for split in splits):
+        return common_metadata(run._get_metadata() for run in runs)
+    # Every run is {**inherited, **own}: only keys some run has of its own
+    # can differ between runs.
+    own_keys = set().union(*{id(split[1]): split[1] for split in splits}.values())
+    common = {}
+    for key, value in runs[0]._get_metadata().items():
+        if key not in own_keys or all(run._get(key) == value for run in runs):
+            common[key] = value
+    return common
+
+
+def _run_metadata(runs: Sequence[Run], key: str, default: Any) -> list[Any]:
+    """``run._get(key, default)`` of each run, looked up once when the runs
+    inherit the key from the same metadata (the runs of a loaded file)."""
+    storages = [run._metadata for run in runs]
+    first = storages[0]
+    if isinstance(first, tuple) and all(
+        isinstance(storage, tuple) and storage[0] is first[0] and key not in storage[1] for storage in storages
+    ):
+        return [first[0].get(key, default)] * len(runs)
+    return [run._get(key, default) for run in runs]
+
+
 def _describe(value: Any) -> str:
     return "missing" if value is None else repr(value)
 
 
 def _dates_of(runs: Sequence[Run]) -> Dates:
-    start: datetime.datetime | None = None
-    end: datetime.datetime | None = None
-    for run in runs:
-        date = run.get_date()
-        if date is None:
-            continue
-        run_start = datetime.datetime.fromisoformat(date)
-        run_end = run_start + datetime.timedelta(seconds=math.ceil(run.get_duration()))
-        if start is None or run_start < start:
-            start = run_start
-        if end is None or run_end > end:
-            end = run_end
-    if start is None or end is None:
+    """The earliest run date, and the latest run date + its duration
+    (rounded up to the second)."""
+    dates = [run._get("date") for run in runs]
+    dated = [run for run, date in zip(runs, dates) if date is not None]
+    if not dated:
         return None
-    return (start, end)
+    starts = [datetime.datetime.fromisoformat(date) for date in dates if date is not None]
+    seconds = map(math.ceil, map(Run.get_duration, dated))
+    ends = map(operator.add, starts, map(datetime.timedelta, itertools.repeat(0), seconds))
+    return (min(starts), max(ends))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 import math
 import re  # already imported by json, which every perf process uses
-from typing import Any, Callable, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from perf.errors import ResultError
 
@@ -178,6 +178,81 @@ def check_metadata(name: str, value: MetadataValue) -> MetadataValue:
     if info.check is not None and not info.check(value):
         raise ResultError(f"metadata {name!r}: {info.check_text}, got {value!r}")
     return value
+
+
+#: the dates of a column, joined by newlines, with every digit made a "0":
+#: the usual date shape, repeated
+_DATE_TEMPLATE = b"0000-00-00 00:00:00.000000\n"
+_ZERO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+#: dates checked at once by _all_dates()
+_DATES_PER_CHECK = 4096
+
+
+def _all_dates(values: Sequence[str]) -> bool:
+    """_is_date() of each value (strings without a newline)."""
+    for start in range(0, len(values), _DATES_PER_CHECK):
+        chunk = values[start : start + _DATES_PER_CHECK]
+        try:
+            masked = "\n".join(chunk).encode("ascii").translate(_ZERO_DIGITS)
+        except UnicodeEncodeError:
+            masked = b""
+        if masked + b"\n" != _DATE_TEMPLATE * len(chunk) and not all(map(_DATE_PATTERN.fullmatch, chunk)):
+            return False
+        try:
+            for _date in map(datetime.datetime.fromisoformat, chunk):
+                pass
+        except ValueError:
+            return False
+    return True
+
+
+#: column versions of the checks whose cost matters when loading big files
+#: (a check missing here is applied value by value)
+_COLUMN_CHECKS: dict[Callable[[Any], bool], Callable[[Sequence[Any]], bool]] = {
+    _at_least_one: lambda values: bool(min(values) >= 1),
+    _not_negative: lambda values: bool(min(values) >= 0),
+    _is_date: _all_dates,
+}
+_STR_TYPES = frozenset({str})
+_NUMBER_TYPES = frozenset({int, float})
+
+
+def is_valid_column(name: str, values: tuple[Any, ...]) -> bool:
+    """True when :func:`check_metadata` accepts each of *values* (one or
+    more) for the key *name* and returns it unchanged.
+
+    A fast path for loading: it checks a whole column of values with a few
+    calls.  False does not mean that a value is invalid (a string that
+    needs stripping, a list is copied...): check them one by one then.
+    """
+    info = METADATA.get(name, DEFAULT_INFO)
+    if not name or not _are_kept(values, info.types):
+        return False
+    check = info.check
+    if check is None:
+        return True
+    column_check = _COLUMN_CHECKS.get(check)
+    if column_check is not None:
+        return column_check(values)
+    return all(map(check, values))
+
+
+def _are_kept(values: tuple[Any, ...], types: tuple[type, ...]) -> bool:
+    """Values of the accepted *types* (exact types: a bool is not an int
+    here) that check_metadata() returns unchanged."""
+    kinds = set(map(type, values))
+    if not kinds.issubset(types):
+        return False
+    if kinds == _STR_TYPES:
+        # one join finds any newline; strip() and empty values change or fail
+        text = "".join(values)
+        return all(values) and "\n" not in text and "\r" not in text and values == tuple(map(str.strip, values))
+    if kinds.issubset(_NUMBER_TYPES):
+        try:
+            return all(map(math.isfinite, values))
+        except OverflowError:  # an int too large for a float is finite
+            return False
+    return False  # lists are copied; mixed types
 
 
 def parse_metadata(metadata: Mapping[str, MetadataValue]) -> Metadata:

@@ -56,6 +56,18 @@ def _format_loops(benchmark: Benchmark) -> str:
     return f"{text} ({outer} x {inner})"
 
 
+def _raw_value_range(benchmark: Benchmark) -> tuple[Number, Number] | None:
+    """The smallest and largest raw value (value x loops), or None."""
+    values = benchmark.get_values()
+    if not values:
+        return None
+    total_loops = benchmark.get_total_loops()
+    if isinstance(total_loops, int):  # the same in every run with values (x loops keeps the order)
+        return min(values) * total_loops, max(values) * total_loops
+    raw_values = [value for run in benchmark.get_runs() for value in run.get_raw_values()]
+    return min(raw_values), max(raw_values)
+
+
 def _format_header(benchmark: Benchmark) -> list[str]:
     """Duration, dates, raw value range and the number of runs."""
     lines = []
@@ -66,12 +78,12 @@ def _format_header(benchmark: Benchmark) -> list[str]:
     if dates:
         lines.append(f"Start date: {format_datetime(dates[0], microsecond=False)}")
         lines.append(f"End date: {format_datetime(dates[1], microsecond=False)}")
-    raw_values = [value for run in benchmark.get_runs() for value in run.get_raw_values()]
-    if raw_values:
-        lines.append(f"Raw value minimum: {benchmark.format_value(min(raw_values))}")
-        lines.append(f"Raw value maximum: {benchmark.format_value(max(raw_values))}")
+    raw_range = _raw_value_range(benchmark)
+    if raw_range is not None:
+        lines.append(f"Raw value minimum: {benchmark.format_value(raw_range[0])}")
+        lines.append(f"Raw value maximum: {benchmark.format_value(raw_range[1])}")
     nrun = benchmark.get_nrun()
-    ncalibration = sum(run.is_calibration() for run in benchmark.get_runs())
+    ncalibration = nrun - sum(1 for run in benchmark.get_runs() if run.values)
     lines.extend(
         [
             "",

@@ -16,6 +16,18 @@ Number = Union[int, float]
 _TIMEDELTA_UNITS = ("sec", "ms", "us", "ns")
 
 
+def _timedelta_format(exponent: int) -> tuple[int, str, str]:
+    """``(factor, format spec, unit)`` for a first value of 10**exponent."""
+    precision = 2 - exponent % 3
+    unit_index = -(exponent // 3) if exponent < 0 else 0
+    return 10 ** (unit_index * 3), f".{precision}f", " " + _TIMEDELTA_UNITS[unit_index]
+
+
+#: (10**exponent, how to format) from 10**2 s down to 10**-8 s, then below
+_TIMEDELTA_FORMATS = tuple((10.0**exponent, _timedelta_format(exponent)) for exponent in range(2, -9, -1))
+_SMALLEST_TIMEDELTA_FORMAT = _timedelta_format(-9)
+
+
 def format_timedeltas(values: Sequence[Number]) -> tuple[str, ...]:
     """Format durations in seconds with the unit and precision of the first.
 
@@ -25,16 +37,12 @@ def format_timedeltas(values: Sequence[Number]) -> tuple[str, ...]:
     if not values:
         return ()
     reference = abs(values[0])
-    exponent = -9
-    for candidate in range(2, -9, -1):
-        if reference >= 10.0**candidate:
-            exponent = candidate
+    factor, spec, unit = _SMALLEST_TIMEDELTA_FORMAT
+    for threshold, how in _TIMEDELTA_FORMATS:
+        if reference >= threshold:
+            factor, spec, unit = how
             break
-    precision = 2 - exponent % 3
-    unit_index = -(exponent // 3) if exponent < 0 else 0
-    factor = 10 ** (unit_index * 3)
-    unit = _TIMEDELTA_UNITS[unit_index]
-    return tuple(f"{value * factor:.{precision}f} {unit}" for value in values)
+    return tuple([format(value * factor, spec) + unit for value in values])
 
 
 def format_timedelta(value: Number) -> str:

@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import json
 import os
 import sys
-from typing import IO, Any, Iterator, Union
+from typing import IO, Any, Iterator, Union, cast
 
 from perf.errors import FileFormatError, IncompatibleRunError, ResultFileError, ResultFileExistsError
 from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
-from perf.storage.json_format import decode_suite, encode_suite
+from perf.storage.json_format import SlowPathNeeded, decode_suite, decode_text, encode_suite, reject_constant
 
 PathLike = Union[str, bytes, "os.PathLike[str]"]
 FileArgument = Union[PathLike, IO[Any]]
@@ -40,10 +41,6 @@ STDIN_NAME = "<stdin>"
 
 def _is_path(file: Any) -> bool:
     return isinstance(file, (str, bytes, os.PathLike))
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a valid value")
 
 
 # --- reading ---------------------------------------------------------------
@@ -73,8 +70,8 @@ def _read(file: FileArgument) -> tuple[bytes, str]:
     return (content.encode("utf-8") if isinstance(content, str) else content), name
 
 
-def _parse(content: bytes, name: str) -> Any:
-    """Decompress (if gzip) and parse JSON; errors name the file."""
+def _text(content: bytes, name: str) -> str:
+    """Decompress (if gzip) and decode; errors name the file."""
     if content[:2] == _GZIP_MAGIC:
         import gzip
         import zlib
@@ -86,25 +83,60 @@ def _parse(content: bytes, name: str) -> Any:
     if not content.strip():
         raise FileFormatError(name, "the file is empty")
     try:
-        text = content.decode("utf-8-sig")
+        return content.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise FileFormatError(name, f"not a UTF-8 text file: {exc}") from None
+
+
+def _decode(content: bytes, name: str) -> BenchmarkSuite:
+    """The suite in *content*: the fast decoder, else the reference one."""
+    text = _text(content, name)
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return decode_text(text, name)
+    except SlowPathNeeded:
+        pass
+    try:
+        data = json.loads(text, parse_constant=reject_constant)
     except (ValueError, RecursionError) as exc:
         raise FileFormatError(name, f"not a valid JSON document: {exc}") from None
+    return decode_suite(data, name)
+
+
+def _load_path_fast(path: str) -> BenchmarkSuite | None:
+    """Stream a result file through the fast decoder, a megabyte at a time:
+    its text is never in memory as a whole.  ``None`` when the reference
+    decoder must have its say (errors, older formats, unreadable files)."""
+    errors: tuple[type[BaseException], ...] = (SlowPathNeeded, OSError, ValueError, EOFError)
+    try:
+        with open(path, "rb") as raw:
+            binary: IO[bytes] = raw
+            if raw.peek(2)[:2] == _GZIP_MAGIC:
+                import gzip
+                import zlib
+
+                errors += (zlib.error,)
+                binary = cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="rb"))
+            with io.TextIOWrapper(binary, encoding="utf-8-sig", newline="") as text:
+                return decode_text("", path, text.read)
+    except errors:
+        return None
 
 
 def load(file: FileArgument) -> BenchmarkSuite:
     """Load a suite from a path, ``'-'`` (stdin) or a file object."""
+    if _is_path(file):
+        path = os.fsdecode(file)  # type: ignore[arg-type]
+        suite = _load_path_fast(path) if path != "-" else None
+        if suite is not None:
+            return suite
     content, name = _read(file)
-    return decode_suite(_parse(content, name), name)
+    return _decode(content, name)
 
 
 def loads(string: Union[str, bytes]) -> BenchmarkSuite:
     """Load a suite from a JSON string."""
     content = string.encode("utf-8") if isinstance(string, str) else string
-    suite = decode_suite(_parse(content, "<string>"), "<string>")
+    suite = _decode(content, "<string>")
     suite.filename = None
     return suite
 
