@@ -1,6 +1,6 @@
 """The console examples of doc/analyze.rst and doc/cli.rst are real output: each block
 that runs one ``python3 -m perf`` command on the files of
-tests/data/compare is re-run in-process and compared, ``...`` standing
+tests/data/compare or doc/examples is re-run in-process and compared, ``...`` standing
 for omitted lines as in doctest."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from perf.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPARE = ROOT / "tests" / "data" / "compare"
+EXAMPLES = ROOT / "doc" / "examples"
 PREFIX = "$ python3 -m perf "
 
 
@@ -47,16 +48,26 @@ def console_blocks(page: Path) -> list[tuple[str, str]]:
     return blocks
 
 
-def on_compare_files(command: str) -> bool:
+#: page -> the folders its examples run in
+FOLDERS = {"analyze.rst": (COMPARE, EXAMPLES), "cli.rst": (COMPARE,)}
+
+
+def folder_of(command: str, page: str = "analyze.rst") -> Path | None:
+    """The folder holding every file the command reads, if there is one."""
+    if "|" in command:
+        return None
     files = [arg for arg in shlex.split(command) if arg.endswith(".json")]
-    return bool(files) and all((COMPARE / name).exists() for name in files)
+    for folder in FOLDERS[page]:
+        if files and all((folder / name).exists() for name in files):
+            return folder
+    return None
 
 
 BLOCKS = [
-    block
-    for page in ("analyze.rst", "cli.rst")
-    for block in console_blocks(ROOT / "doc" / page)
-    if on_compare_files(block[0])
+    (folder, command, expected)
+    for page in FOLDERS
+    for command, expected in console_blocks(ROOT / "doc" / page)
+    if (folder := folder_of(command, page)) is not None
 ]
 
 
@@ -64,9 +75,9 @@ def test_the_page_has_examples():
     assert len(BLOCKS) >= 7
 
 
-@pytest.mark.parametrize("command, expected", BLOCKS, ids=[command for command, _ in BLOCKS])
-def test_example_output(command, expected, capsys, monkeypatch):
-    monkeypatch.chdir(COMPARE)
+@pytest.mark.parametrize("folder, command, expected", BLOCKS, ids=[command for _, command, _ in BLOCKS])
+def test_example_output(folder, command, expected, capsys, monkeypatch):
+    monkeypatch.chdir(folder)
     monkeypatch.setattr(sys, "executable", "/usr/bin/python3")
     main(shlex.split(command))
     captured = capsys.readouterr()
