@@ -152,7 +152,7 @@ def check_benchmark(benchmark: Benchmark, check_too_many_processes: bool = False
     checks, required = _spread_checks(benchmark, values, nprocesses, check_too_many_processes)
     checks.extend(_min_max_checks(benchmark, values))
     checks.extend(_short_raw_check(benchmark, runs))
-    ordered = sorted(values)
+    ordered = benchmark._get_sorted_values()
     checks.extend(_value_outliers_check(ordered))
     checks.extend(_process_outlier_checks(benchmark.get_process_means()))
     checks.extend(_first_value_check(benchmark, runs, ordered))

@@ -96,7 +96,8 @@ class Entry(NamedTuple):
         return any(comparison.different for comparison in self.comparisons)
 
     def tags(self) -> list[str]:
-        tags = self.reference.get_metadata().get("tags", [])
+        # the shared common value, not a copy of get_metadata(): read only
+        tags = self.reference._get_common_value("tags") or []
         return list(tags) if isinstance(tags, (list, tuple)) else []
 
 
@@ -384,7 +385,8 @@ def _section(entries: Sequence[Entry], context: Context) -> list[str]:
 def _values_of(suite: BenchmarkSuite, key: str) -> list[str]:
     found: list[str] = []
     for benchmark in suite:
-        value = benchmark.get_metadata().get(key)
+        # the shared common value, not a copy of get_metadata(): read only
+        value = benchmark._get_common_value(key)
         if value is not None and str(value) not in found:
             found.append(str(value))
     return found
@@ -469,10 +471,11 @@ def format_comparison(suites: Sequence[BenchmarkSuite], args: argparse.Namespace
     titles = filename_titles([str(suite.filename) for suite in suites])
     entries = _entries(suites, args, margin)
     context = Context(args, titles, margin, len(entries) > 1)
-    tags = sorted({tag for entry in entries for tag in entry.tags()})
+    entry_tags = [entry.tags() for entry in entries]
+    tags = sorted({tag for tags_of_entry in entry_tags for tag in tags_of_entry})
     output: list[str] = []
     for tag in tags:
-        tagged = [entry for entry in entries if tag in entry.tags()]
+        tagged = [entry for entry, tags_of_entry in zip(entries, entry_tags) if tag in tags_of_entry]
         output.extend(format_title(f"Benchmarks with tag '{tag}':"))
         output.append("")
         output.extend(_section(tagged, context))

@@ -155,6 +155,19 @@ class Benchmark:
             self._common = _common_metadata(self._runs)
         return self._common
 
+    def _get_common_value(self, key: str) -> Any:
+        """``_get_common_metadata().get(key)`` (shared: never change it),
+        without computing the whole common metadata when it is not known
+        yet: ``compare_to`` reads 4 keys of every benchmark of two suites."""
+        if self._common is not None:
+            return self._common.get(key)
+        values = _run_metadata(self._runs, key, None)
+        first = values[0]
+        # the test of common_metadata(): the first run's value, kept when no run's differs
+        if first is None or any(value != first for value in values[1:]):
+            return None
+        return first
+
     def get_metadata(self) -> Metadata:
         """Metadata common to every run (a copy)."""
         return copy_metadata(self._get_common_metadata())
@@ -210,6 +223,16 @@ class Benchmark:
             self._values = tuple(itertools.chain.from_iterable([run._values for run in self._runs]))
         return self._values
 
+    def _get_sorted_values(self) -> list[Number]:
+        """The values in increasing order (shared: never change the list).
+
+        Every order statistic (median, percentiles, Tukey's fences) sorts
+        the values; sorting them once serves them all, and the sort inside
+        each of them then meets sorted input, which costs one pass.
+        """
+        ordered: list[Number] = self._cached("sorted_values", lambda: sorted(self.get_values()))
+        return ordered
+
     def get_total_duration(self) -> float:
         duration: float = self._cached("duration", lambda: math.fsum(run.get_duration() for run in self._runs))
         return duration
@@ -221,9 +244,12 @@ class Benchmark:
 
     # --- statistics -------------------------------------------------------
 
-    def _statistic(self, name: str, compute: Callable[[tuple[Number, ...]], float], minimum: int = 1) -> float:
+    def _statistic(self, name: str, compute: Callable[[Sequence[Number]], float], minimum: int = 1) -> float:
+        """``compute(values)``, cached.  *compute* gets the values sorted:
+        the order statistics want them so, and the sums of the others are
+        correctly rounded (``math.fsum``), so the order changes nothing."""
         if name not in self._cache:
-            values = self.get_values()
+            values = self._get_sorted_values()
             if len(values) < minimum:
                 if not values:
                     raise ResultError(f"benchmark {self.get_name()!r} has no values (only calibration runs)")

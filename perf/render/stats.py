@@ -150,7 +150,7 @@ def format_pyperf_stats(benchmark: Benchmark) -> list[str]:
     lines.append("")
     lines.extend(_format_percentiles(benchmark))
     lines.append("")
-    lines.append(_format_outliers(benchmark, benchmark.get_values(), "outlier"))
+    lines.append(_format_outliers(benchmark, benchmark._get_sorted_values(), "outlier"))
     return lines
 
 
