@@ -58,6 +58,19 @@ def select_benchmarks(suite: BenchmarkSuite, names: Sequence[str] | None) -> lis
     return selected
 
 
+def no_values_error(filename: object, name: str) -> UsageError:
+    """The error of a command that needs values on a benchmark that has
+    only calibration runs (an interrupted run, ``convert --include-runs``)."""
+    return UsageError(f"{filename}: benchmark {name!r} has no values (only calibration runs)")
+
+
+def require_values(items: Sequence[Item]) -> None:
+    """Refuse benchmarks without values (``stats``, ``hist``: nothing to compute)."""
+    for item in items:
+        if not item.benchmark.get_nvalue():
+            raise no_values_error(item.suite.filename, item.benchmark.get_name())
+
+
 # --- the layout of pyperf's display commands ------------------------------
 
 

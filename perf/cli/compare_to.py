@@ -26,7 +26,7 @@ from typing import NamedTuple, Sequence
 
 from perf.analysis import compare
 from perf.analysis.compare import Comparison
-from perf.cli.common import filename_titles, format_title, load_suites, select_benchmarks
+from perf.cli.common import filename_titles, format_title, load_suites, no_values_error, select_benchmarks
 from perf.errors import UsageError
 from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
@@ -141,7 +141,7 @@ def _common_names(suites: Sequence[BenchmarkSuite], selected: Sequence[list[Benc
 def _check_comparable(name: str, benchmarks: Sequence[Benchmark], suites: Sequence[BenchmarkSuite]) -> None:
     for benchmark, suite in zip(benchmarks, suites):
         if not benchmark.get_nvalue():
-            raise UsageError(f"{suite.filename}: benchmark {name!r} has no values (only calibration runs)")
+            raise no_values_error(suite.filename, name)
     units = [benchmark.get_unit() for benchmark in benchmarks]
     if len(set(units)) > 1:
         listed = ", ".join(f"{unit} in {suite.filename}" for unit, suite in zip(units, suites))

@@ -4,15 +4,23 @@ As pyperf: the benchmarks of the same name in every file share one
 histogram scale (each under ``[ file ]`` when several files are given), a
 title per name when there are several names, stability warnings after each
 histogram unless ``-q``, and benchmarks missing from some files come last,
-each on its own scale under ``[ name ]``.  A benchmark without values gets a
-line saying so (pyperf crashes).
+each on its own scale under ``[ name ]``.  A benchmark without values (only
+calibration runs) is an error (pyperf crashes).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from perf.cli.common import Item, add_input_arguments, check_lines, format_title, load_selection, print_lines
+from perf.cli.common import (
+    Item,
+    add_input_arguments,
+    check_lines,
+    format_title,
+    load_selection,
+    print_lines,
+    require_values,
+)
 from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
 from perf.render.hist import format_histogram
@@ -56,6 +64,7 @@ def _histogram(pairs: list[tuple[str | None, Benchmark]], args: argparse.Namespa
 
 def run(args: argparse.Namespace) -> int:
     items = load_selection(args)
+    require_values(items)
     suites: list[BenchmarkSuite] = []
     for item in items:
         if all(item.suite is not suite for suite in suites):

@@ -2,14 +2,22 @@
 
 pyperf's text (``pyperf stats``), then perf's process-level block, then the
 stability warnings unless ``-q``.  A benchmark holding only calibration runs
-gets what is known about it (pyperf crashes).
+(an interrupted run) is an error: there is nothing to compute (pyperf
+crashes).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from perf.cli.common import Blocks, add_input_arguments, format_benchmarks, load_selection, print_lines
+from perf.cli.common import (
+    Blocks,
+    add_input_arguments,
+    format_benchmarks,
+    load_selection,
+    print_lines,
+    require_values,
+)
 
 HELP = "Compute statistics: duration, runs, min, median, mean, max, percentiles, outliers."
 
@@ -20,5 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    print_lines(format_benchmarks(load_selection(args), Blocks(stats=True, checks=not args.quiet)))
+    items = load_selection(args)
+    require_values(items)
+    print_lines(format_benchmarks(items, Blocks(stats=True, checks=not args.quiet)))
     return 0

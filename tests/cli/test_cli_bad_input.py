@@ -80,6 +80,20 @@ def test_unequal_units_when_comparing(tmp_path, capsys):
     assert "different units" in err
 
 
-def test_calibration_only_when_comparing(capsys):
-    err = check_one_error_line(capsys, ["compare_to", GOOD, str(DATA / "calibration_only.json")])
-    assert "only calibration runs" in err
+@pytest.mark.parametrize(
+    "argv",
+    [["compare_to", GOOD, "FILE"], ["compare_to", "FILE", GOOD], ["stats", "FILE"], ["hist", "FILE"]],
+    ids=["compare_to (changed)", "compare_to (reference)", "stats", "hist"],
+)
+def test_calibration_only_where_values_are_needed(capsys, argv):
+    path = str(DATA / "calibration_only.json")
+    err = check_one_error_line(capsys, [path if arg == "FILE" else arg for arg in argv])
+    assert err == f"ERROR: {path}: benchmark 'timeit' has no values (only calibration runs)\n"
+
+
+@pytest.mark.parametrize("command", ["show", "dump", "metadata", "check", "slowest"])
+def test_calibration_only_is_shown_where_it_makes_sense(capsys, command):
+    # as pyperf: these commands describe the runs, calibration runs included
+    status, out, err = run(capsys, command, str(DATA / "calibration_only.json"))
+    assert (status, err) == (0, "")
+    assert out

@@ -13,10 +13,12 @@ def test_hist_matches_pyperf(name, capsys):
     assert without(out.splitlines(), perf_additions(name)) == pyperf_output(name, "hist").splitlines()
 
 
-def test_hist_calibration_only_does_not_crash(capsys):
+def test_hist_calibration_only_is_one_error_line(capsys):
     assert pyperf_status("calibration_only.json", "hist") == 1  # pyperf: ValueError
-    status, out, err = run(capsys, "hist", str(DATA / "calibration_only.json"))
-    assert (status, out, err) == (0, "No values to show: the benchmark only has calibration runs\n", "")
+    path = DATA / "calibration_only.json"
+    status, out, err = run(capsys, "hist", str(path))
+    assert (status, out) == (1, "")
+    assert err == f"ERROR: {path}: benchmark 'timeit' has no values (only calibration runs)\n"
 
 
 def test_hist_quiet_and_bins(capsys):

@@ -39,13 +39,13 @@ def test_stats_process_block_follows_pyperf_text(capsys):
     assert "Number of processes with values: 4" in out
 
 
-def test_stats_calibration_only_does_not_crash(capsys):
+def test_stats_calibration_only_is_one_error_line(capsys):
     # pyperf 2.10.0 crashes with a traceback here
     assert pyperf_status("calibration_only.json", "stats") == 1
-    status, out, err = run(capsys, "stats", str(DATA / "calibration_only.json"))
-    assert (status, err) == (0, "")
-    assert "Total number of values: 0\nCalibration: 2^15 loops\n" in out
-    assert out.endswith("Number of processes with values: 0\n")
+    path = DATA / "calibration_only.json"
+    status, out, err = run(capsys, "stats", str(path))
+    assert (status, out) == (1, "")
+    assert err == f"ERROR: {path}: benchmark 'timeit' has no values (only calibration runs)\n"
 
 
 def test_stats_one_benchmark_of_a_suite_has_no_suite_title(capsys):
