@@ -19,7 +19,11 @@ band ``[1 / (1 + margin), 1 + margin]`` of ratios that do not matter:
   :attr:`Comparison.needed_processes` estimates how many processes per
   side would narrow the interval to +-margin.
 
-Also here (R2, R11):
+Also here (R2, R6, R11):
+
+* :func:`compare_paired_process_means`: the comparison of an interleaved
+  run, a paired t on the per-pair log ratios (the drift of the machine
+  cancels within a pair);
 
 * :func:`rank_compare_process_means`: the robust comparison, Mann-Whitney
   on process means with the Hodges-Lehmann estimate of the log ratio and
@@ -56,6 +60,7 @@ VERDICTS = (SLOWER, FASTER, SMALL_CHANGE, NO_CHANGE, INCONCLUSIVE)
 DIFFERENT = frozenset({SLOWER, FASTER, SMALL_CHANGE})
 
 WELCH = "welch"
+PAIRED = "paired"
 RANKS = "mann-whitney"
 SUITE = "geometric mean"
 
@@ -182,6 +187,58 @@ def compare_process_means(
         standard_error,
         _t_p_value(difference, standard_error, df),
         WELCH,
+    )
+
+
+def compare_paired_process_means(
+    reference: Sequence[float],
+    changed: Sequence[float],
+    margin: float = DEFAULT_MARGIN,
+    confidence: float = 0.95,
+) -> Comparison:
+    """Compare the process means of an interleaved run, pair by pair
+    (design/statistics.md R6): ``reference[i]`` and ``changed[i]`` ran one
+    after the other, so the drift of the machine is (nearly) the same in
+    both and cancels in their log ratio.
+
+    The effect is the mean of the per-pair log ratios (the ratio of the
+    geometric means, as unpaired), the interval Student's t on those
+    differences with n - 1 degrees of freedom.  Needs >= 2 complete pairs.
+    """
+    _check_levels(margin, confidence)
+    ref_logs = _logs(reference, "reference")
+    new_logs = _logs(changed, "changed benchmark")
+    if len(ref_logs) != len(new_logs):
+        raise ValueError(
+            f"a paired comparison needs as many processes on each side, got {len(ref_logs)} and {len(new_logs)}"
+        )
+    pairs = len(ref_logs)
+    differences = [new - ref for ref, new in zip(ref_logs, new_logs)]
+    difference = mean(differences)
+    spread = variance(differences)
+    standard_error = math.sqrt(spread / pairs)
+    df = float(pairs - 1)
+    half_width = student_t_ppf(1 - (1 - confidence) / 2, df) * standard_error if standard_error else 0.0
+    low, high = difference - half_width, difference + half_width
+    band = math.log1p(margin)
+    verdict = _verdict(low, high, band)
+    needed = None
+    if verdict == INCONCLUSIVE:
+        # pairs, not processes per side: the variance of a difference
+        needed = _needed_processes(spread, band, confidence)
+    return Comparison(
+        math.exp(difference),
+        math.exp(low),
+        math.exp(high),
+        confidence,
+        verdict,
+        pairs,
+        pairs,
+        df,
+        needed,
+        standard_error,
+        _t_p_value(difference, standard_error, df),
+        PAIRED,
     )
 
 

@@ -14,6 +14,7 @@ from perf.analysis.compare import (
     INCONCLUSIVE,
     MAX_SUGGESTED_PROCESSES,
     NO_CHANGE,
+    PAIRED,
     RANKS,
     SLOWER,
     SMALL_CHANGE,
@@ -21,6 +22,7 @@ from perf.analysis.compare import (
     _u_distribution,
     benjamini_hochberg,
     combine_comparisons,
+    compare_paired_process_means,
     compare_process_means,
     expected_by_chance,
     rank_compare_process_means,
@@ -339,3 +341,52 @@ def test_win_rate_bad_input():
         win_rate([1.0], [1.0, 2.0])
     with pytest.raises(ValueError, match="confidence"):
         win_rate([1.0, 2.0], [1.0, 2.0], confidence=0)
+
+
+# --- paired comparison of an interleaved run (R6) -------------------------------------
+
+
+def test_paired_interval_against_a_hand_computation():
+    reference = [1.00, 1.10, 0.95, 1.20]
+    changed = [1.03, 1.12, 0.99, 1.22]
+    result = compare_paired_process_means(reference, changed)
+    d = [math.log(b / a) for a, b in zip(reference, changed)]
+    m = sum(d) / 4
+    sd = math.sqrt(sum((x - m) ** 2 for x in d) / 3)
+    # t(0.975, 3) = 3.1824 (standard tables)
+    assert math.log(result.ratio) == pytest.approx(m)
+    assert math.log(result.high) - m == pytest.approx(3.1824 * sd / 2, rel=1e-4)
+    assert (result.df, result.method) == (3.0, PAIRED)
+    assert (result.reference_processes, result.changed_processes) == (4, 4)
+
+
+def test_pairs_cancel_drift_that_hides_a_change_from_the_unpaired_test():
+    rng = random.Random(80)
+    drift = [math.exp(0.002 * i + rng.gauss(0, 0.08)) for i in range(24)]  # shared by both of a pair
+    reference = [d * math.exp(rng.gauss(0, 0.003)) for d in drift]
+    changed = [1.03 * d * math.exp(rng.gauss(0, 0.003)) for d in drift]
+    assert compare_process_means(reference, changed).verdict == INCONCLUSIVE
+    paired = compare_paired_process_means(reference, changed)
+    assert paired.verdict == SLOWER
+    assert 1.02 < paired.low < paired.ratio < paired.high < 1.04
+
+
+def test_paired_a_a_false_positive_rate_with_drift():
+    rng = random.Random(81)
+    decided = 0
+    trials = 400
+    for _ in range(trials):
+        drift = [math.exp(0.01 * i + rng.gauss(0, 0.05)) for i in range(20)]
+        reference = [d * math.exp(rng.gauss(0, 0.01)) for d in drift]
+        changed = [d * math.exp(rng.gauss(0, 0.01)) for d in drift]
+        decided += compare_paired_process_means(reference, changed, margin=0.0).different
+    assert 0.02 <= decided / trials <= 0.08
+
+
+def test_paired_needs_pairs():
+    with pytest.raises(ValueError, match="as many processes on each side, got 3 and 2"):
+        compare_paired_process_means([1.0, 1.1, 1.2], [1.0, 1.1])
+    with pytest.raises(ValueError, match="at least 2 processes"):
+        compare_paired_process_means([1.0], [1.0])
+    inconclusive = compare_paired_process_means([1.0, 1.2, 0.9], [1.1, 1.0, 1.0])
+    assert inconclusive.verdict == INCONCLUSIVE and inconclusive.needed_processes > 3
