@@ -446,6 +446,27 @@ class WinRate(NamedTuple):
     confidence: float
 
 
+def _wilson(rate: float, count: float, confidence: float) -> tuple[float, float]:
+    z = normal_ppf(1 - (1 - confidence) / 2)
+    z2 = z * z
+    centre = (rate + z2 / (2 * count)) / (1 + z2 / count)
+    half = z / (1 + z2 / count) * math.sqrt(rate * (1 - rate) / count + z2 / (4 * count**2))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def paired_win_rate(reference: Sequence[float], changed: Sequence[float], confidence: float = 0.95) -> WinRate:
+    """The fraction of the pairs of an interleaved run in which the changed
+    process was faster (ties count 1/2), with a Wilson interval (R11):
+    the pairs are independent, unlike the pairs of process means."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if len(reference) != len(changed) or len(reference) < 2:
+        raise ValueError(f"the paired win rate needs >= 2 complete pairs, got {len(reference)} and {len(changed)}")
+    wins = sum(1.0 if new < old else 0.5 if new == old else 0.0 for old, new in zip(reference, changed))
+    rate = wins / len(reference)
+    return WinRate(rate, *_wilson(rate, float(len(reference)), confidence), confidence)
+
+
 def win_rate(reference: Sequence[float], changed: Sequence[float], confidence: float = 0.95) -> WinRate:
     """The probability that a changed process mean is below a reference
     process mean (ties count 1/2), estimated over every pair of process
@@ -469,8 +490,4 @@ def win_rate(reference: Sequence[float], changed: Sequence[float], confidence: f
     spread = variance(per_reference) / n + variance(per_changed) / m
     effective = min(rate * (1 - rate) / spread, float(n * m)) if spread > 0 else float(min(n, m))
     effective = max(effective, 1.0)
-    z = normal_ppf(1 - (1 - confidence) / 2)
-    z2 = z * z
-    centre = (rate + z2 / (2 * effective)) / (1 + z2 / effective)
-    half = z / (1 + z2 / effective) * math.sqrt(rate * (1 - rate) / effective + z2 / (4 * effective**2))
-    return WinRate(rate, max(0.0, centre - half), min(1.0, centre + half), confidence)
+    return WinRate(rate, *_wilson(rate, effective, confidence), confidence)

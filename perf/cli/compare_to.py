@@ -25,6 +25,7 @@ import datetime
 from typing import NamedTuple, Sequence
 
 from perf.analysis import compare
+from perf.analysis.benchmarks import compare_benchmarks, paired_process_means
 from perf.analysis.compare import Comparison
 from perf.cli.common import filename_titles, format_title, load_suites, no_values_error, select_benchmarks
 from perf.errors import UsageError
@@ -148,15 +149,6 @@ def _check_comparable(name: str, benchmarks: Sequence[Benchmark], suites: Sequen
         raise UsageError(f"benchmark {name!r} has different units: {listed}")
 
 
-def _compare(reference: Benchmark, changed: Benchmark, margin: float, robust: bool) -> Comparison:
-    ref_means, new_means = reference.get_process_means(), changed.get_process_means()
-    if len(ref_means) < 2 or len(new_means) < 2:
-        return compare.unknown_comparison(ref_means, new_means)
-    if robust:
-        return compare.rank_compare_process_means(ref_means, new_means, margin)
-    return compare.compare_process_means(ref_means, new_means, margin)
-
-
 def _entries(suites: Sequence[BenchmarkSuite], args: argparse.Namespace, margin: float) -> list[Entry]:
     selected = [select_benchmarks(suite, args.benchmarks) for suite in suites]
     by_name = [{benchmark.get_name(): benchmark for benchmark in benchmarks} for benchmarks in selected]
@@ -165,7 +157,7 @@ def _entries(suites: Sequence[BenchmarkSuite], args: argparse.Namespace, margin:
         benchmarks = [found[name] for found in by_name]
         _check_comparable(name, benchmarks, suites)
         reference, changed = benchmarks[0], benchmarks[1:]
-        comparisons = [_compare(reference, other, margin, args.robust) for other in changed]
+        comparisons = [compare_benchmarks(reference, other, margin, args.robust) for other in changed]
         entries.append(Entry(name, reference, changed, comparisons))
     return entries
 
@@ -210,6 +202,9 @@ def _mean_lines(entry: Entry, context: Context) -> list[str]:
 
 
 def _win_rate(reference: Benchmark, changed: Benchmark) -> str | None:
+    paired = paired_process_means(reference, changed)
+    if paired is not None:
+        return text.format_win_rate(compare.paired_win_rate(*paired), paired=True)
     ref_means, new_means = reference.get_process_means(), changed.get_process_means()
     if len(ref_means) < 2 or len(new_means) < 2:
         return None
@@ -392,13 +387,18 @@ def _values_of(suite: BenchmarkSuite, key: str) -> list[str]:
     return found
 
 
-def _environment_warnings(suites: Sequence[BenchmarkSuite], titles: Sequence[str]) -> list[str]:
+def _environment_warnings(
+    suites: Sequence[BenchmarkSuite], titles: Sequence[str], entries: Sequence[Entry]
+) -> list[str]:
     """Differences between the reference file and each changed file that a
-    comparison of separate recordings cannot cancel."""
+    comparison of separate recordings cannot cancel (none for the two sides
+    of an interleaved run: the pairs cancel the drift)."""
     lines: list[str] = []
     checks = (("hostname", "hosts"), ("cpu_model_name", "CPUs"), ("python_version", "Python builds"))
     reference = suites[0]
-    for suite, title in zip(suites[1:], titles[1:]):
+    for index, (suite, title) in enumerate(zip(suites[1:], titles[1:])):
+        if all(entry.comparisons[index].method == compare.PAIRED for entry in entries):
+            continue
         for key, what in checks:
             ref_values, new_values = _values_of(reference, key), _values_of(suite, key)
             if ref_values and new_values and ref_values != new_values:
@@ -486,7 +486,7 @@ def format_comparison(suites: Sequence[BenchmarkSuite], args: argparse.Namespace
     output.extend(_section(entries, context))
     if not args.quiet:
         notes = _blocks(_chance_line(entries), _ignored_lines(suites, entries, args.benchmarks))
-        warnings = _environment_warnings(suites, titles)
+        warnings = _environment_warnings(suites, titles, entries)
         for block in (notes, warnings):
             if block:
                 output.append("")

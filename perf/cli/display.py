@@ -149,16 +149,19 @@ def _check_lines(benchmark: Benchmark) -> list[str]:
 def print_comparison(
     name: str | None, labels: Sequence[str], benchmarks: Sequence[Benchmark], args: argparse.Namespace
 ) -> None:
-    """``--compare-to``: both results, then the ratio of the means."""
+    """``--compare-to``: both results, then the comparison: the ratio with
+    its interval and verdict (paired when the runs were interleaved), as
+    ``compare_to`` prints it."""
+    from perf.analysis.benchmarks import compare_benchmarks
+    from perf.analysis.compare import DEFAULT_MARGIN
     from perf.render.benchmark import format_result
+    from perf.render.compare import format_mean_line, format_verdict
 
     reference, changed = benchmarks
-    for label, benchmark in zip(labels, benchmarks):
-        line = format_result(benchmark, interval=True)
-        print(f"{label}: {name + ': ' if name else ''}{line}")
-    print()
-    ratio = changed.mean() / reference.mean()
-    speed = f"{ratio:.2f}x slower" if ratio >= 1 else f"{1 / ratio:.2f}x faster"
-    values = reference.format_values((reference.mean(), changed.mean()))
     prefix = f"{name}: " if name else ""
-    print(f"{prefix}Mean +- std dev: [{labels[0]}] {values[0]} -> [{labels[1]}] {values[1]}: {speed}")
+    for label, benchmark in zip(labels, benchmarks):
+        print(f"{label}: {prefix}{format_result(benchmark, interval=True)}")
+    print()
+    comparison = compare_benchmarks(reference, changed)
+    print(prefix + format_mean_line(labels[0], reference, labels[1], changed, comparison))
+    print(prefix + format_verdict(comparison, DEFAULT_MARGIN))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import random
 import sys
 from typing import Any, Awaitable, Callable, ClassVar, NoReturn, Sequence
 
@@ -87,7 +88,7 @@ class Runner:
         self._command: str | None = None
         self._task_index = 0
         self._names: set[str] = set()
-        self._wrote_output = False
+        self._written: set[str] = set()
         self.args: argparse.Namespace | None = None
         self.argparser = _argparser if _argparser is not None else ArgumentParser(description="Benchmark")
         runner_options.add_runner_arguments(self.argparser, self._budget, self._warmups, loops, min_time)
@@ -339,9 +340,11 @@ class Runner:
         display.print_result(benchmark, args, self._show_name, checks=not args.quiet)
         return benchmark
 
-    def _save(self, benchmark: Benchmark) -> None:
-        """Write the results; if the file cannot take them, keep them in
+    def _save(self, benchmark: Benchmark, side: int | None = None) -> None:
+        """Write the results (with --compare-to, *side* 0 or 1 names the
+        file of that side); if the file cannot take them, keep them in
         another file rather than lose a long run."""
+        from perf.measure.options import side_paths
         from perf.storage import files
 
         args = self.args
@@ -349,12 +352,14 @@ class Runner:
         path = args.append or args.output
         if not path:
             return
+        if side is not None:
+            path = side_paths(path)[side]
         try:
-            if args.append or self._wrote_output:
+            if args.append or path in self._written:
                 files.add_runs(path, benchmark)
             else:
                 files.dump(benchmark, path)
-                self._wrote_output = True
+                self._written.add(path)
         except PerfError as exc:
             root, ext = os.path.splitext(path[:-3] if path.endswith(".gz") else path)
             other = f"{root}-{os.getpid()}{ext}"
@@ -362,19 +367,27 @@ class Runner:
             raise UsageError(f"{exc}; the results of {benchmark.get_name()!r} were saved to {other}") from None
 
     def _compare_to(self, index: int, name: str) -> None:
+        """Run both interpreters' workers as interleaved pairs (R6), the
+        order in each pair from a random seed recorded in every run."""
         from perf.cli import display
+        from perf.measure.manager import run_interleaved
 
         args = self.args
         assert args is not None
         names = args.python_names or _python_names(args.compare_to, args.python)
-        results = []
-        for label, python in zip(names, (args.compare_to, args.python)):
-            progress = display.ProgressLine(args.quiet, prefix=f"[{label}] ", verbose=args.verbose)
-            try:
-                manager = self._manager(python, self._side_args(python))
-                results.append(manager.run_benchmark(index, name, progress.update))
-            finally:
-                progress.close()
+        sides = [self._side_args(python) for python in (args.compare_to, args.python)]
+        managers = [self._manager(python, side) for python, side in zip((args.compare_to, args.python), sides)]
+        pairs = max(side.processes for side in sides)
+        seed = random.SystemRandom().randrange(2**31)
+        progress = display.ProgressLine(args.quiet, verbose=args.verbose)
+        try:
+            results = run_interleaved(
+                managers, index, name, pairs, seed, on_progress=lambda _side, done: progress.update(done)
+            )
+        finally:
+            progress.close()
+        for side, benchmark in enumerate(results):
+            self._save(benchmark, side)
         display.print_comparison(name if self._show_name else None, names, results, args)
 
 

@@ -23,8 +23,9 @@ import selectors
 import signal
 import subprocess
 import time
-from typing import Callable, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
+from perf.analysis.benchmarks import PAIR_KEY, SEED_KEY
 from perf.errors import PerfError, WorkerError, WorkerTimeoutError
 from perf.measure.environment import perf_source_folder, random_padding, worker_environment
 from perf.measure.options import worker_arguments
@@ -241,29 +242,92 @@ class Manager:
 
     def run_benchmark(self, task: int, name: str, on_progress: Callable[[Progress], None] | None = None) -> Benchmark:
         """All the workers of benchmark number *task* (its call order)."""
-        args = self.args
-        loops = args.loops
-        total = args.processes
-        benchmark: Benchmark | None = None
+        recorder = Recorder(self, task, name)
         start = time.monotonic()
-        for index in range(total):
-            read_fd, write_fd = os.pipe()
-            command = self.worker_command(task, write_fd, loops)
-            what = f"worker {index + 1}/{total} of {name!r}"
-            output = run_worker(command, self.worker_env(), (read_fd, write_fd), timeout=args.timeout, what=what)
-            sent = output.benchmark.get_name()
-            if sent != name:
-                raise WorkerError(
-                    f"{what} measured {sent!r} instead: does the script run the same benchmarks, in the same "
-                    "order, in every process (custom options must reach workers through add_cmdline_args)?"
-                )
-            if benchmark is None:
-                benchmark = output.benchmark
-            else:
-                benchmark.add_runs(output.benchmark)
-            if not loops:
-                loops = output.benchmark.get_runs()[-1].get_loops()
+        for _ in range(self.args.processes):
+            output = recorder.run_worker()
             if on_progress is not None:
-                on_progress(Progress(name, index + 1, total, output, time.monotonic() - start))
-        assert benchmark is not None
-        return benchmark
+                on_progress(Progress(name, recorder.count, self.args.processes, output, time.monotonic() - start))
+        return recorder.result()
+
+
+class Recorder:
+    """The workers of one benchmark, run one at a time: the first
+    calibrates the loops (unless ``--loops``), the next ones reuse them."""
+
+    def __init__(self, manager: Manager, task: int, name: str, total: int | None = None) -> None:
+        self.manager = manager
+        self.task = task
+        self.name = name
+        self.total = manager.args.processes if total is None else total
+        self.loops: int = manager.args.loops
+        self.count = 0
+        self.benchmark: Benchmark | None = None
+
+    def run_worker(self, metadata: dict[str, Any] | None = None) -> WorkerOutput:
+        """Run the next worker; add *metadata* to the runs it sent."""
+        manager = self.manager
+        read_fd, write_fd = os.pipe()
+        command = manager.worker_command(self.task, write_fd, self.loops)
+        what = f"worker {self.count + 1}/{self.total} of {self.name!r}"
+        output = run_worker(command, manager.worker_env(), (read_fd, write_fd), timeout=manager.args.timeout, what=what)
+        sent = output.benchmark.get_name()
+        if sent != self.name:
+            raise WorkerError(
+                f"{what} measured {sent!r} instead: does the script run the same benchmarks, in the same "
+                "order, in every process (custom options must reach workers through add_cmdline_args)?"
+            )
+        if metadata:
+            output.benchmark.update_metadata(metadata)
+        if self.benchmark is None:
+            self.benchmark = output.benchmark
+        else:
+            self.benchmark.add_runs(output.benchmark)
+        if not self.loops:
+            self.loops = output.benchmark.get_runs()[-1].get_loops()
+        self.count += 1
+        return output
+
+    def result(self) -> Benchmark:
+        assert self.benchmark is not None
+        return self.benchmark
+
+
+#: metadata of the runs of an interleaved comparison: the pair (1-based),
+#: the seed that decided the order in each pair (perf.analysis.benchmarks
+#: pairs runs by them), the position in the pair
+POSITION_KEY = "ab_position"
+
+
+def pair_order(seed: int, pairs: int) -> list[tuple[int, int]]:
+    """The order of the two sides in each pair: ``(0, 1)`` (reference
+    first) or ``(1, 0)``, drawn from *seed* (so a run can be replayed)."""
+    rng = random.Random(seed)
+    return [(0, 1) if rng.random() < 0.5 else (1, 0) for _ in range(pairs)]
+
+
+def run_interleaved(
+    managers: Sequence[Manager],
+    task: int,
+    name: str,
+    pairs: int,
+    seed: int,
+    *,
+    on_progress: Callable[[int, Progress], None] | None = None,
+) -> list[Benchmark]:
+    """Run the workers of two sides (reference, changed) as *pairs*
+    consecutive pairs, the order inside each pair drawn from *seed*
+    (design/statistics.md R6): drift of the machine hits both sides of a
+    pair alike and cancels in a paired comparison.  Each side calibrates its
+    own loops in its first worker.  Every run records its pair, the seed and
+    its position in the pair (:data:`PAIR_KEY`, :data:`SEED_KEY`,
+    :data:`POSITION_KEY`).  *on_progress* gets the side and the progress."""
+    recorders = [Recorder(manager, task, name, pairs) for manager in managers]
+    start = time.monotonic()
+    for pair, order in enumerate(pair_order(seed, pairs), 1):
+        for position, side in enumerate(order, 1):
+            metadata = {PAIR_KEY: pair, SEED_KEY: seed, POSITION_KEY: position}
+            output = recorders[side].run_worker(metadata)
+            if on_progress is not None:
+                on_progress(side, Progress(name, pair, pairs, output, time.monotonic() - start))
+    return [recorder.result() for recorder in recorders]

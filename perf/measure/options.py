@@ -221,22 +221,44 @@ def _check_calibration_flags(args: argparse.Namespace) -> None:
         raise UsageError("--pipe requires --worker")
 
 
+#: --compare-to: the suffixes of the two files -o/--append name
+SIDE_SUFFIXES = ("ref", "changed")
+
+
+def side_paths(path: str) -> tuple[str, str]:
+    """--compare-to with ``-o`` or ``--append PATH``: the files of the
+    reference and of the changed side, ``STEM-ref.EXT`` and
+    ``STEM-changed.EXT`` (``result.json`` -> ``result-ref.json``,
+    ``result-changed.json``; ``.json.gz`` kept)."""
+    for extension in (".json.gz", ".json", ".gz"):
+        if path.endswith(extension):
+            stem = path[: -len(extension)]
+            break
+    else:
+        stem, extension = path, ""
+    return f"{stem}-{SIDE_SUFFIXES[0]}{extension}", f"{stem}-{SIDE_SUFFIXES[1]}{extension}"
+
+
+def output_paths(path: str, compare: bool) -> tuple[str, ...]:
+    """The files a run writes for -o/--append *path*."""
+    return side_paths(path) if compare else (path,)
+
+
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse now what would fail after the benchmark ran."""
     if args.output and args.append:
         raise UsageError("--output and --append are mutually exclusive")
-    if args.compare_to and (args.output or args.append):
-        raise UsageError("--output and --append cannot be used with --compare-to")
     if args.worker:
         return
-    if args.output:
-        if os.path.lexists(args.output):
-            raise UsageError(f"{args.output}: the file already exists (use --append to add runs to it)")
-        _check_writable_folder(args.output)
-    if args.append:
-        _check_writable_folder(args.append)
-        if os.path.exists(args.append) and not os.access(args.append, os.R_OK | os.W_OK):
-            raise UsageError(f"{args.append}: cannot read and write this file")
+    compare = bool(args.compare_to)
+    for path in output_paths(args.output, compare) if args.output else ():
+        if os.path.lexists(path):
+            raise UsageError(f"{path}: the file already exists (use --append to add runs to it)")
+        _check_writable_folder(path)
+    for path in output_paths(args.append, compare) if args.append else ():
+        _check_writable_folder(path)
+        if os.path.exists(path) and not os.access(path, os.R_OK | os.W_OK):
+            raise UsageError(f"{path}: cannot read and write this file")
     if args.profile:
         _check_writable_folder(args.profile)
 

@@ -29,6 +29,7 @@ from perf.analysis.compare import (
     INCONCLUSIVE,
     MAX_SUGGESTED_PROCESSES,
     NO_CHANGE,
+    PAIRED,
     SLOWER,
     SMALL_CHANGE,
     Comparison,
@@ -114,7 +115,10 @@ def format_verdict(comparison: Comparison, margin: float) -> str:
     """One sentence: the verdict, why, and the process counts."""
     band = f"{margin * 100:g}%"
     level = f"{comparison.confidence * 100:g}%"
-    counts = f"{comparison.reference_processes} vs {comparison.changed_processes} processes"
+    if comparison.method == PAIRED:
+        counts = f"{comparison.reference_processes} interleaved pairs"
+    else:
+        counts = f"{comparison.reference_processes} vs {comparison.changed_processes} processes"
     reasons = {
         SLOWER: f"slower: the whole {level} interval is beyond +{band}",
         FASTER: f"faster: the whole {level} interval is beyond -{band}",
@@ -131,9 +135,11 @@ def format_verdict(comparison: Comparison, margin: float) -> str:
     return text
 
 
-def format_win_rate(rate: WinRate) -> str:
-    """``'faster in 12% of process pairs [5% .. 25%]'``."""
-    return f"faster in {rate.rate * 100:.0f}% of process pairs [{rate.low * 100:.0f}% .. {rate.high * 100:.0f}%]"
+def format_win_rate(rate: WinRate, paired: bool = False) -> str:
+    """``'faster in 12% of process pairs [5% .. 25%]'`` (``of the
+    interleaved pairs`` for an interleaved run)."""
+    pairs = "the interleaved pairs" if paired else "process pairs"
+    return f"faster in {rate.rate * 100:.0f}% of {pairs} [{rate.low * 100:.0f}% .. {rate.high * 100:.0f}%]"
 
 
 # --- tables ------------------------------------------------------------------------

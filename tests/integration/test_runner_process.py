@@ -18,7 +18,8 @@ import time
 
 import pytest
 
-from perf.storage.files import load
+from perf.measure.manager import pair_order
+from perf.storage.files import load, load_benchmark
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 FAST = ["-p", "2", "-n", "2", "-w", "1", "--min-time", "0.001"]
@@ -379,6 +380,45 @@ def test_compare_to_another_cpython(tmp_path):
     assert "ref: sort: Mean +- std dev: " in result.stdout
     assert "new: sort: Mean +- std dev: " in result.stdout
     assert "sort: Mean +- std dev: [ref] " in result.stdout
+    # the verdict of the paired comparison of the interleaved workers
+    assert "interleaved pairs" in result.stdout
+
+
+def test_compare_to_interleaves_pairs_and_saves_both_sides(tmp_path):
+    """timeit --compare-to: workers alternate in pairs whose order comes
+    from a recorded seed; -o writes one file per side; compare_to pairs
+    them again."""
+    reference = _pyenv_python(sys.executable)
+    if reference is None:
+        pytest.skip("no other CPython installed with pyenv")
+    output = tmp_path / "ab.json"
+    argv = ["timeit", "-p", "4", "-n", "2", "--min-time", "0.001", "--compare-to", reference, "-o", str(output)]
+    result = perf(*argv, "sorted(range(100))")
+    assert result.returncode == 0, result.stderr
+    assert "4 interleaved pairs" in result.stdout
+    sides = [tmp_path / "ab-ref.json", tmp_path / "ab-changed.json"]
+    runs = []
+    for path in sides:
+        benchmark = load_benchmark(str(path))
+        runs.append([run.get_metadata() for run in benchmark.get_runs() if run.values])
+    ref_runs, new_runs = runs
+    assert [m["ab_pair"] for m in ref_runs] == [m["ab_pair"] for m in new_runs] == [1, 2, 3, 4]
+    seeds = {m["ab_seed"] for m in ref_runs + new_runs}
+    assert len(seeds) == 1
+    # the recorded positions are the order the seed gives
+    expected = pair_order(seeds.pop(), 4)
+    assert [(m["ab_position"], n["ab_position"]) for m, n in zip(ref_runs, new_runs)] == [
+        (order.index(0) + 1, order.index(1) + 1) for order in expected
+    ]
+    assert ref_runs[0]["python_executable"] != new_runs[0]["python_executable"]
+    compared = perf("compare_to", "-v", *map(str, sides))
+    assert compared.returncode == 0, compared.stderr
+    assert "4 interleaved pairs" in compared.stdout
+    assert "WARNING" not in compared.stdout  # the drift warning is for separate recordings
+    # -o refuses to run when a side's file exists
+    again = perf(*argv, "sorted(range(100))")
+    assert again.returncode == 1
+    assert again.stderr.strip() == f"ERROR: {sides[0]}: the file already exists (use --append to add runs to it)"
 
 
 def _pypy():

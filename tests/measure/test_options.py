@@ -25,6 +25,7 @@ from perf.measure.options import (
     positive_or_zero,
     python_names,
     seconds,
+    side_paths,
     strictly_positive,
     warmups_count,
     worker_arguments,
@@ -373,11 +374,24 @@ def test_output_and_append_are_exclusive(tmp_path):
         parse(["-o", str(tmp_path / "a.json"), "--append", str(tmp_path / "b.json")])
 
 
-@pytest.mark.parametrize("option", ["-o", "--append"])
-def test_output_with_compare_to(tmp_path, option):
+@pytest.mark.parametrize(
+    "path, expected",
+    [
+        ("a.json", ("a-ref.json", "a-changed.json")),
+        ("out/a.json.gz", ("out/a-ref.json.gz", "out/a-changed.json.gz")),
+        ("a", ("a-ref", "a-changed")),
+    ],
+)
+def test_compare_to_writes_one_file_per_side(path, expected):
+    assert side_paths(path) == expected
+
+
+def test_output_with_compare_to_checks_both_files(tmp_path):
+    parse(["-o", str(tmp_path / "a.json"), "--compare-to", sys.executable])  # nothing there yet
+    (tmp_path / "a-changed.json").write_text("{}")
     with pytest.raises(UsageError) as info:
-        parse([option, str(tmp_path / "a.json"), "--compare-to", sys.executable])
-    assert str(info.value) == "--output and --append cannot be used with --compare-to"
+        parse(["-o", str(tmp_path / "a.json"), "--compare-to", sys.executable])
+    assert str(info.value) == f"{tmp_path / 'a-changed.json'}: the file already exists (use --append to add runs to it)"
 
 
 def test_profile_into_a_missing_folder(tmp_path):

@@ -1,0 +1,72 @@
+"""Comparing two :class:`~perf.Benchmark` objects: which test applies.
+
+* Runs of an interleaved comparison (``--compare-to``) carry their pair
+  number and the seed of the run (``ab_pair``, ``ab_seed`` metadata): when
+  both benchmarks come from the same interleaved run and every pair is
+  complete, the comparison is paired (design/statistics.md R6), else it
+  falls back to the unpaired test;
+* ``robust`` asks for the rank test (unpaired: a paired rank test,
+  Wilcoxon's signed ranks, is not implemented yet);
+* fewer than 2 processes on a side: no interval, an inconclusive verdict.
+
+Must not: format text or print.
+"""
+
+from __future__ import annotations
+
+from perf.analysis import compare
+from perf.analysis.compare import Comparison
+from perf.model.benchmark import Benchmark
+
+#: the metadata of an interleaved run (written by perf.measure.manager)
+PAIR_KEY = "ab_pair"
+SEED_KEY = "ab_seed"
+
+__all__ = ["PAIR_KEY", "SEED_KEY", "compare_benchmarks", "paired_process_means"]
+
+
+def _pairs(benchmark: Benchmark) -> tuple[object, dict[int, float]] | None:
+    """(seed, pair number -> process mean) of the runs with values, or
+    None when a run lacks the keys or two runs claim one pair."""
+    seeds = set()
+    means: dict[int, float] = {}
+    for run in benchmark.get_runs():
+        if not run.values:
+            continue
+        metadata = run.get_metadata()
+        pair, seed = metadata.get(PAIR_KEY), metadata.get(SEED_KEY)
+        if not isinstance(pair, int) or seed is None or pair in means:
+            return None
+        seeds.add(seed)
+        means[pair] = sum(run.values) / len(run.values)
+    if len(seeds) != 1:
+        return None
+    return seeds.pop(), means
+
+
+def paired_process_means(reference: Benchmark, changed: Benchmark) -> tuple[list[float], list[float]] | None:
+    """The process means of both sides in pair order, when the two
+    benchmarks are the two sides of one interleaved run with every pair
+    complete (the same pairs, the same seed); else None."""
+    ref_pairs, new_pairs = _pairs(reference), _pairs(changed)
+    if ref_pairs is None or new_pairs is None or ref_pairs[0] != new_pairs[0]:
+        return None
+    if ref_pairs[1].keys() != new_pairs[1].keys() or len(ref_pairs[1]) < 2:
+        return None
+    order = sorted(ref_pairs[1])
+    return [ref_pairs[1][pair] for pair in order], [new_pairs[1][pair] for pair in order]
+
+
+def compare_benchmarks(
+    reference: Benchmark, changed: Benchmark, margin: float = compare.DEFAULT_MARGIN, robust: bool = False
+) -> Comparison:
+    """Compare *changed* with *reference* with the test that applies."""
+    ref_means, new_means = reference.get_process_means(), changed.get_process_means()
+    if len(ref_means) < 2 or len(new_means) < 2:
+        return compare.unknown_comparison(ref_means, new_means)
+    if robust:
+        return compare.rank_compare_process_means(ref_means, new_means, margin)
+    paired = paired_process_means(reference, changed)
+    if paired is not None:
+        return compare.compare_paired_process_means(*paired, margin)
+    return compare.compare_process_means(ref_means, new_means, margin)

@@ -1,0 +1,88 @@
+"""Which comparison applies to two benchmarks: paired for the two sides of
+an interleaved run, else unpaired (or ranks, or none)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from perf.analysis.benchmarks import compare_benchmarks, paired_process_means
+from perf.analysis.compare import PAIRED, RANKS, WELCH, paired_win_rate
+from perf.measure.manager import pair_order
+from perf.model.benchmark import Benchmark
+from perf.model.run import Run
+
+
+def side(means, seed=7, pairs=None, name="bench"):
+    runs = [Run([], warmups=[(1, 1.0)], metadata={"name": name, "calibrate_loops": 1}, collect_metadata=False)]
+    for pair, value in zip(pairs or range(1, len(means) + 1), means):
+        metadata = {"name": name, "loops": 1}
+        if pair is not None:
+            metadata["ab_pair"] = pair
+        if seed is not None:
+            metadata["ab_seed"] = seed
+        runs.append(Run([value * 0.999, value * 1.001], metadata=metadata, collect_metadata=False))
+    return Benchmark(runs)
+
+
+def drifting(seed, factor, count=12):
+    rng = random.Random(seed)
+    drift = [math.exp(0.01 * i + rng.gauss(0, 0.08)) for i in range(count)]
+    return drift, [factor * d * math.exp(rng.gauss(0, 0.002)) for d in drift]
+
+
+def test_two_sides_of_one_interleaved_run_are_paired():
+    reference, changed = drifting(1, 1.03)
+    ref, new = side(reference), side(changed)
+    means = paired_process_means(ref, new)
+    assert means is not None
+    assert means[0] == pytest.approx(reference) and means[1] == pytest.approx(changed)
+    result = compare_benchmarks(ref, new)
+    assert result.method == PAIRED and result.verdict == "slower"
+    assert compare_benchmarks(ref, new, robust=True).method == RANKS
+
+
+def test_pairs_are_matched_by_number_not_by_position():
+    ref = side([1.0, 2.0, 3.0], pairs=[1, 2, 3])
+    new = side([3.3, 1.1, 2.2], pairs=[3, 1, 2])
+    assert paired_process_means(ref, new) == (pytest.approx([1.0, 2.0, 3.0]), pytest.approx([1.1, 2.2, 3.3]))
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        side([1.0, 1.1, 1.2], seed=8),  # another interleaved run
+        side([1.0, 1.1, 1.2], seed=None),  # a separate recording
+        side([1.0, 1.1], pairs=[1, 2]),  # an incomplete pair
+        side([1.0, 1.1, 1.2], pairs=[1, 1, 2]),  # two runs claim one pair
+        side([1.0, 1.1, 1.2], pairs=[1, 2, None]),  # a run without its pair
+    ],
+    ids=["other seed", "no seed", "incomplete", "duplicate", "missing pair"],
+)
+def test_anything_else_falls_back_to_the_unpaired_test(changed):
+    reference = side([1.0, 1.1, 1.2])
+    assert paired_process_means(reference, changed) is None
+    assert compare_benchmarks(reference, changed).method == WELCH
+
+
+def test_one_process_is_no_comparison():
+    result = compare_benchmarks(side([1.0]), side([1.1]))
+    assert (result.low, result.high, result.verdict) == (0.0, math.inf, "inconclusive")
+
+
+def test_paired_win_rate():
+    rate = paired_win_rate([1.0, 1.0, 1.0, 1.0], [0.9, 0.9, 1.0, 1.1])
+    assert rate.rate == pytest.approx((2 + 0.5) / 4)
+    assert rate.low < rate.rate < rate.high
+    with pytest.raises(ValueError, match="complete pairs"):
+        paired_win_rate([1.0, 2.0], [1.0])
+
+
+def test_pair_order_is_reproducible_and_random():
+    first = pair_order(1234, 200)
+    assert first == pair_order(1234, 200)
+    assert set(first) == {(0, 1), (1, 0)}
+    assert 70 < first.count((0, 1)) < 130
+    assert first != pair_order(1235, 200)
