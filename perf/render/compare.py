@@ -108,7 +108,8 @@ def format_needed(comparison: Comparison, margin: float) -> str:
         return ""
     count = comparison.needed_processes
     about = f"more than {count}" if count >= MAX_SUGGESTED_PROCESSES else f"about {count}"
-    return f"{about} processes per file would narrow it to +-{margin * 100:g}%"
+    unit = "interleaved pairs" if comparison.method == PAIRED else "processes per file"
+    return f"{about} {unit} would narrow it to +-{margin * 100:g}%"
 
 
 def format_verdict(comparison: Comparison, margin: float) -> str:
