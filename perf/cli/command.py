@@ -1,7 +1,9 @@
 """``python -m perf command [options] -- PROGRAM [ARGS...]``: benchmark a program.
 
 Measures the wall time of running the program (its output is discarded);
-with ``--track-memory`` the value is its peak resident memory.
+with ``--track-memory`` the value is its peak resident memory.  With
+``--compare-to "REF_PROGRAM ARGS"`` the two programs' workers alternate in
+pairs and the result is their paired comparison.
 """
 
 from __future__ import annotations
@@ -12,17 +14,14 @@ from typing import Sequence
 HELP = "Benchmark the wall time of a program, in many worker processes."
 
 
-def _program(args: argparse.Namespace) -> list[str]:
-    program: list[str] = args.program
-    return program[1:] if program[:1] == ["--"] else program
-
-
 def _worker_arguments(command: list[str], args: argparse.Namespace) -> None:
-    command += ["--name", args.name, "--", *_program(args)]
+    from perf.cli.runner import command_program
+
+    command += ["--name", args.name, "--", *command_program(args)]
 
 
 def main(argv: Sequence[str]) -> int:
-    from perf.cli.runner import ArgumentParser, Runner
+    from perf.cli.runner import ArgumentParser, Runner, command_program
 
     parser = ArgumentParser(prog="python -m perf command", description=HELP)
     runner = Runner(
@@ -35,7 +34,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--name", default="command", help="benchmark name (default: %(default)s)")
     parser.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments (after --)")
     args = runner.parse_args(argv)
-    program = _program(args)
+    program = command_program(args)
     if not program:
         parser.error("missing the program to benchmark (python -m perf command -- PROGRAM ARGS...)")
     runner.bench_command(args.name, program)

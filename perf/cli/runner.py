@@ -374,9 +374,20 @@ class Runner:
 
         args = self.args
         assert args is not None
-        names = args.python_names or _python_names(args.compare_to, args.python)
-        sides = [self._side_args(python) for python in (args.compare_to, args.python)]
-        managers = [self._manager(python, side) for python, side in zip((args.compare_to, args.python), sides)]
+        if self._command == "command":
+            # two programs, run by workers of the same interpreter
+            import shlex
+
+            pythons = (args.python, args.python)
+            reference = shlex.split(args.compare_to)
+            names = args.python_names or (shlex.join(reference), shlex.join(command_program(args)))
+        else:
+            pythons = (args.compare_to, args.python)
+            names = args.python_names or _python_names(args.compare_to, args.python)
+        sides = [self._side_args(python) for python in pythons]
+        if self._command == "command":
+            sides[0].program = ["--", *reference]
+        managers = [self._manager(python, side) for python, side in zip(pythons, sides)]
         pairs = max(side.processes for side in sides)
         seed = random.SystemRandom().randrange(2**31)
         progress = display.ProgressLine(args.quiet, verbose=args.verbose)
@@ -389,6 +400,12 @@ class Runner:
         for side, benchmark in enumerate(results):
             self._save(benchmark, side)
         display.print_comparison(name if self._show_name else None, names, results, args)
+
+
+def command_program(args: argparse.Namespace) -> list[str]:
+    """The program of ``python -m perf command`` (after ``--``)."""
+    program: list[str] = args.program
+    return program[1:] if program[:1] == ["--"] else program
 
 
 def _print_user_traceback(exc: BaseException) -> None:

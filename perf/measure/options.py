@@ -169,7 +169,12 @@ def add_runner_arguments(
     add("--copy-env", action="store_true", help="pass the whole environment on to workers")
     add("--no-locale", action="store_true", help="do not pass the locale variables (LANG, LC_*) on to workers")
     add("--python", metavar="PYTHON", help="Python executable running the workers (default: this one)")
-    add("--compare-to", metavar="REF_PYTHON", help="also run the benchmark with REF_PYTHON and compare")
+    add(
+        "--compare-to",
+        metavar="REF",
+        help="compare with REF, workers interleaved in pairs: a Python executable (python -m perf command: "
+        "a reference command line, quoted)",
+    )
     add("--python-names", type=python_names, metavar="REF_NAME:CHANGED_NAME", help="labels for --compare-to")
     add("--profile", metavar="FILE", help="collect cProfile statistics into FILE")
     add("--hook", action="append", dest="hook", default=[], metavar="NAME", help="enable a hook (repeatable)")
@@ -293,10 +298,31 @@ def check_runner_args(
         raise UsageError("--tracemalloc cannot be used with python -m perf command (use --track-memory)")
     if args.python_names and not args.compare_to:
         raise UsageError("--python-names requires --compare-to")
-    for option in ("python", "compare_to"):
-        executable = getattr(args, option)
-        if executable:
-            setattr(args, option, _absolute_executable(executable, option))
+    if args.compare_to is not None and not args.compare_to.strip():
+        raise UsageError("--compare-to: the reference is empty")
+    if args.python:
+        args.python = _absolute_executable(args.python, "python")
+    if args.compare_to and command == "command":
+        _check_reference_command(args.compare_to)
+    elif args.compare_to:
+        args.compare_to = _absolute_executable(args.compare_to, "compare_to")
+
+
+def _check_reference_command(text: str) -> None:
+    """``command --compare-to "PROGRAM ARGS"``: a command line to split
+    like a shell would, whose program exists."""
+    import shlex
+
+    from perf.measure.tasks import check_program
+
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise UsageError(f"--compare-to: {text}: {exc}") from None
+    try:
+        check_program(words)
+    except UsageError as exc:
+        raise UsageError(f"--compare-to: {exc}") from None
 
 
 def _absolute_executable(executable: str, option: str) -> str:

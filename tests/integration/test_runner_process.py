@@ -527,3 +527,23 @@ def test_a_worker_measuring_another_benchmark_is_an_error(tmp_path):
     result = run([sys.executable, str(bench), *FAST, "--size", "5000"], tmp_path)
     assert result.returncode == 1
     assert result.stderr.startswith("ERROR: worker 1/2 of 'sorted(5000)' measured 'sorted(1000)' instead: ")
+
+
+def test_command_compare_to_interleaves_two_programs(tmp_path):
+    """python -m perf command --compare-to "REF ARGS" -- PROGRAM: one file
+    per side, paired comparison, the command lines as labels."""
+    output = tmp_path / "sleep.json"
+    result = perf(
+        "command", "-p", "3", "-n", "2", "--compare-to", "sleep 0.02", "-o", str(output), "--", "sleep", "0.01"
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("sleep 0.02: Mean +- std dev: ")
+    assert lines[1].startswith("sleep 0.01: Mean +- std dev: ")
+    assert "-> [sleep 0.01] " in lines[3] and "x faster [" in lines[3]
+    assert "3 interleaved pairs" in lines[4]
+    reference = load_benchmark(str(tmp_path / "sleep-ref.json"))
+    changed = load_benchmark(str(tmp_path / "sleep-changed.json"))
+    assert reference.get_metadata()["command"].endswith("sleep 0.02")
+    assert changed.get_metadata()["command"].endswith("sleep 0.01")
+    assert reference.get_name() == changed.get_name() == "command"

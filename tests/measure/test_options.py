@@ -523,3 +523,22 @@ def test_calibrating_worker_round_trip_with_a_loops_default():
     arguments = worker_arguments(parent, 0, 9, 0)
     assert arguments[arguments.index("--loops") + 1] == "0"
     assert parse(arguments, loops=5).loops == 0
+
+
+@pytest.mark.parametrize(
+    "reference, message",
+    [
+        ("nosuchprogram -x", "--compare-to: nosuchprogram: program not found"),
+        ("python3 'unclosed", "--compare-to: python3 'unclosed: No closing quotation"),
+        ("  ", "--compare-to: the reference is empty"),
+    ],
+)
+def test_reference_command_of_command_compare_to(reference, message):
+    with pytest.raises(UsageError) as info:
+        parse(["--compare-to", reference], command="command")
+    assert str(info.value) == message
+
+
+def test_reference_command_is_kept_as_written():
+    args = parse(["--compare-to", "true --flag"], command="command")
+    assert args.compare_to == "true --flag"
