@@ -165,3 +165,14 @@ def print_comparison(
     comparison = compare_benchmarks(reference, changed)
     print(prefix + format_mean_line(labels[0], reference, labels[1], changed, comparison))
     print(prefix + format_verdict(comparison, DEFAULT_MARGIN))
+
+
+def print_precision_note(args: argparse.Namespace, precision: float, count: int) -> None:
+    """--target-precision: say so when the most processes were not enough."""
+    target = getattr(args, "target_precision", None)
+    if target is None or precision <= target:
+        return
+    print(
+        f"Target precision not reached: +-{precision * 100:.1f}% after {count} processes "
+        f"(target +-{target * 100:g}%, --max-processes {args.max_processes})"
+    )

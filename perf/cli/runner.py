@@ -338,6 +338,10 @@ class Runner:
             progress.close()
         self._save(benchmark)
         display.print_result(benchmark, args, self._show_name, checks=not args.quiet)
+        rule = runner_options.stopping_rule(args)
+        if rule is not None:
+            means = benchmark.get_process_means()
+            display.print_precision_note(args, rule.precision(means), len(means))
         return benchmark
 
     def _save(self, benchmark: Benchmark, side: int | None = None) -> None:
@@ -400,6 +404,10 @@ class Runner:
         for side, benchmark in enumerate(results):
             self._save(benchmark, side)
         display.print_comparison(name if self._show_name else None, names, results, args)
+        rule = runner_options.stopping_rule(args)
+        if rule is not None:
+            means = [benchmark.get_process_means() for benchmark in results]
+            display.print_precision_note(args, rule.paired_precision(*means), len(means[0]))
 
 
 def command_program(args: argparse.Namespace) -> list[str]:

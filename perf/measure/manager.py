@@ -28,7 +28,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 from perf.analysis.benchmarks import PAIR_KEY, SEED_KEY
 from perf.errors import PerfError, WorkerError, WorkerTimeoutError
 from perf.measure.environment import perf_source_folder, random_padding, worker_environment
-from perf.measure.options import worker_arguments
+from perf.measure.options import stopping_rule, worker_arguments
 from perf.model.benchmark import Benchmark
 
 #: how much of a worker's standard error is kept
@@ -243,11 +243,17 @@ class Manager:
     def run_benchmark(self, task: int, name: str, on_progress: Callable[[Progress], None] | None = None) -> Benchmark:
         """All the workers of benchmark number *task* (its call order)."""
         recorder = Recorder(self, task, name)
+        rule = stopping_rule(self.args)
         start = time.monotonic()
-        for _ in range(self.args.processes):
+        while True:
             output = recorder.run_worker()
             if on_progress is not None:
                 on_progress(Progress(name, recorder.count, self.args.processes, output, time.monotonic() - start))
+            if rule is None:
+                if recorder.count >= self.args.processes:
+                    break
+            elif rule.done(recorder.count, rule.precision(recorder.result().get_process_means())):
+                break
         return recorder.result()
 
 
@@ -321,8 +327,11 @@ def run_interleaved(
     pair alike and cancels in a paired comparison.  Each side calibrates its
     own loops in its first worker.  Every run records its pair, the seed and
     its position in the pair (:data:`PAIR_KEY`, :data:`SEED_KEY`,
-    :data:`POSITION_KEY`).  *on_progress* gets the side and the progress."""
+    :data:`POSITION_KEY`).  With --target-precision, *pairs* is the most
+    pairs, and the run stops earlier once the paired interval of the ratio
+    is precise enough.  *on_progress* gets the side and the progress."""
     recorders = [Recorder(manager, task, name, pairs) for manager in managers]
+    rule = stopping_rule(managers[0].args)
     start = time.monotonic()
     for pair, order in enumerate(pair_order(seed, pairs), 1):
         for position, side in enumerate(order, 1):
@@ -330,4 +339,8 @@ def run_interleaved(
             output = recorders[side].run_worker(metadata)
             if on_progress is not None:
                 on_progress(side, Progress(name, pair, pairs, output, time.monotonic() - start))
+        if rule is not None:
+            means = [recorder.result().get_process_means() for recorder in recorders]
+            if rule.done(pair, rule.paired_precision(*means)):
+                break
     return [recorder.result() for recorder in recorders]

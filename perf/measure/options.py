@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from perf.errors import UsageError
 from perf.platform.cpus import parse_cpu_list
@@ -36,6 +36,9 @@ class Budget(NamedTuple):
 #: perf's default budget (design/statistics.md R4; doc/runner.rst has the
 #: measurement that chose it)
 DEFAULT_BUDGET = Budget(processes=24, values=2)
+#: --target-precision: the default bounds on the number of processes (pairs)
+MIN_PROCESSES = 6
+MAX_PROCESSES = 100
 #: JIT runtimes: fewer, longer processes (each one warms up first)
 JIT_BUDGET = Budget(processes=6, values=10)
 
@@ -97,6 +100,18 @@ def comma_list(text: str) -> list[str]:
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
+def percentage(text: str) -> float:
+    """``'1%'`` or ``'1'`` -> 0.01: a precision in percent, in (0, 100)."""
+    number = text.strip().removesuffix("%").strip()
+    try:
+        value = float(number)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage such as 1% or 0.5, got {text!r}") from None
+    if not 0 < value < 100:
+        raise argparse.ArgumentTypeError(f"the percentage must be between 0 and 100 (exclusive), got {text!r}")
+    return value / 100
+
+
 def python_names(text: str) -> tuple[str, str]:
     reference, colon, changed = text.partition(":")
     if not colon or not reference or not changed:
@@ -149,6 +164,25 @@ def add_runner_arguments(
         default=min_time,
         metavar="SEC",
         help="shortest duration of one value, in seconds (default: %(default)s)",
+    )
+    add(
+        "--target-precision",
+        type=percentage,
+        metavar="PCT",
+        help="run processes until the 95%% confidence interval of the mean (with --compare-to: of the ratio) "
+        "is within +-PCT%%, between --min-processes and --max-processes (replaces -p)",
+    )
+    add(
+        "--min-processes",
+        type=strictly_positive,
+        metavar="N",
+        help=f"with --target-precision: at least N processes or pairs (default: {MIN_PROCESSES})",
+    )
+    add(
+        "--max-processes",
+        type=strictly_positive,
+        metavar="N",
+        help=f"with --target-precision: at most N processes or pairs (default: {MAX_PROCESSES})",
     )
     add("--timeout", type=seconds, metavar="SEC", help="stop a worker running longer than SEC (exit status 124)")
     add("-v", "--verbose", action="store_true", help="print every value and calibration step")
@@ -291,6 +325,7 @@ def check_runner_args(
         args.quiet = True  # a worker's verbose lines still go to stdout
     elif args.quiet:
         args.verbose = False
+    _check_target_precision(args)
     apply_budget(args, budget, warmups)
     _check_calibration_flags(args)
     _check_outputs(args)
@@ -306,6 +341,38 @@ def check_runner_args(
         _check_reference_command(args.compare_to)
     elif args.compare_to:
         args.compare_to = _absolute_executable(args.compare_to, "compare_to")
+
+
+def _check_target_precision(args: argparse.Namespace) -> None:
+    """--target-precision replaces -p with bounds (checked before -p gets
+    its default)."""
+    if args.target_precision is None:
+        for option in ("min_processes", "max_processes"):
+            if getattr(args, option) is not None:
+                raise UsageError(f"--{option.replace('_', '-')} requires --target-precision")
+        return
+    if args.processes is not None:
+        raise UsageError("--target-precision replaces -p/--processes: use --min-processes and --max-processes")
+    if args.min_processes is None:
+        args.min_processes = MIN_PROCESSES
+    if args.max_processes is None:
+        args.max_processes = max(MAX_PROCESSES, args.min_processes)
+    if args.min_processes < 2:
+        raise UsageError("--min-processes must be at least 2 (an interval needs two processes)")
+    if args.max_processes < args.min_processes:
+        raise UsageError(
+            f"--max-processes ({args.max_processes}) must be at least --min-processes ({args.min_processes})"
+        )
+    args.processes = args.max_processes
+
+
+def stopping_rule(args: argparse.Namespace) -> Any:
+    """The StoppingRule of --target-precision, or None."""
+    if getattr(args, "target_precision", None) is None:
+        return None
+    from perf.measure.stopping import StoppingRule
+
+    return StoppingRule(args.target_precision, args.min_processes, args.max_processes)
 
 
 def _check_reference_command(text: str) -> None:

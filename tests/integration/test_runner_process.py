@@ -547,3 +547,18 @@ def test_command_compare_to_interleaves_two_programs(tmp_path):
     assert reference.get_metadata()["command"].endswith("sleep 0.02")
     assert changed.get_metadata()["command"].endswith("sleep 0.01")
     assert reference.get_name() == changed.get_name() == "command"
+
+
+def test_target_precision_stops_between_its_bounds(tmp_path):
+    common = ["timeit", "-n", "2", "--min-time", "0.001", "--min-processes", "3", "--max-processes", "5"]
+    # a loose target is reached at the minimum
+    loose = perf(*common, "--target-precision", "50", "-o", str(tmp_path / "loose.json"), "sorted(range(100))")
+    assert loose.returncode == 0, loose.stderr
+    assert len(load_benchmark(str(tmp_path / "loose.json")).get_process_means()) == 3
+    assert "Target precision not reached" not in loose.stdout
+    # an impossible one stops at the maximum, and says so
+    tight = perf(*common, "--target-precision", "0.0001", "-o", str(tmp_path / "tight.json"), "sorted(range(100))")
+    assert tight.returncode == 0, tight.stderr
+    assert len(load_benchmark(str(tmp_path / "tight.json")).get_process_means()) == 5
+    assert "Target precision not reached: +-" in tight.stdout
+    assert "after 5 processes (target +-0.0001%, --max-processes 5)" in tight.stdout

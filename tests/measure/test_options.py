@@ -22,6 +22,7 @@ from perf.measure.options import (
     check_runner_args,
     comma_list,
     cpu_list,
+    percentage,
     positive_or_zero,
     python_names,
     seconds,
@@ -542,3 +543,46 @@ def test_reference_command_of_command_compare_to(reference, message):
 def test_reference_command_is_kept_as_written():
     args = parse(["--compare-to", "true --flag"], command="command")
     assert args.compare_to == "true --flag"
+
+
+@pytest.mark.parametrize("text, expected", [("1%", 0.01), ("0.5", 0.005), (" 2 % ", 0.02)])
+def test_percentage(text, expected):
+    assert percentage(text) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("text", ["0", "100%", "-1", "abc", "%"])
+def test_bad_percentage(text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        percentage(text)
+
+
+def test_target_precision_bounds_and_defaults():
+    args = parse(["--target-precision", "1%"])
+    assert (args.target_precision, args.min_processes, args.max_processes) == (0.01, 6, 100)
+    assert args.processes == 100  # the most processes a run may take
+    args = parse(["--target-precision", "2", "--min-processes", "3", "--max-processes", "8"])
+    assert (args.min_processes, args.max_processes, args.processes) == (3, 8, 8)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--target-precision", "1", "-p", "4"], "--target-precision replaces -p/--processes"),
+        (["--target-precision", "1", "--min-processes", "1"], "--min-processes must be at least 2"),
+        (
+            ["--target-precision", "1", "--min-processes", "9", "--max-processes", "8"],
+            "--max-processes (8) must be at least --min-processes (9)",
+        ),
+        (["--min-processes", "3"], "--min-processes requires --target-precision"),
+        (["--max-processes", "3"], "--max-processes requires --target-precision"),
+    ],
+)
+def test_target_precision_errors(argv, message):
+    with pytest.raises(UsageError) as info:
+        parse(argv)
+    assert str(info.value).startswith(message)
+
+
+def test_target_precision_is_not_forwarded_to_workers():
+    args = parse(["--target-precision", "1"])
+    assert not any("precision" in arg or "processes" in arg for arg in worker_arguments(args, 0, 5, 100))
