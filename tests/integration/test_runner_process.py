@@ -550,14 +550,20 @@ def test_command_compare_to_interleaves_two_programs(tmp_path):
 
 
 def test_target_precision_stops_between_its_bounds(tmp_path):
-    common = ["timeit", "-n", "2", "--min-time", "0.001", "--min-processes", "3", "--max-processes", "5"]
-    # a loose target is reached at the minimum
-    loose = perf(*common, "--target-precision", "50", "-o", str(tmp_path / "loose.json"), "sorted(range(100))")
+    common = ["timeit", "-n", "2", "--min-time", "0.001", "--min-processes", "3"]
+    # a loose target is reached early (the exact count depends on the
+    # machine: the rule itself is tested with fixed numbers in
+    # tests/measure/test_stopping.py)
+    loose = perf(
+        *common, "--max-processes", "12", "--target-precision", "99", "-o", str(tmp_path / "loose.json"), "pass"
+    )
     assert loose.returncode == 0, loose.stderr
-    assert len(load_benchmark(str(tmp_path / "loose.json")).get_process_means()) == 3
+    assert 3 <= len(load_benchmark(str(tmp_path / "loose.json")).get_process_means()) < 12
     assert "Target precision not reached" not in loose.stdout
     # an impossible one stops at the maximum, and says so
-    tight = perf(*common, "--target-precision", "0.0001", "-o", str(tmp_path / "tight.json"), "sorted(range(100))")
+    tight = perf(
+        *common, "--max-processes", "5", "--target-precision", "0.0001", "-o", str(tmp_path / "tight.json"), "pass"
+    )
     assert tight.returncode == 0, tight.stderr
     assert len(load_benchmark(str(tmp_path / "tight.json")).get_process_means()) == 5
     assert "Target precision not reached: +-" in tight.stdout
