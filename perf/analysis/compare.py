@@ -147,6 +147,42 @@ def _t_p_value(difference: float, standard_error: float, df: float) -> float:
     return min(1.0, 2.0 * student_t_cdf(-abs(difference) / standard_error, df))
 
 
+def _t_comparison(
+    difference: float,
+    standard_error: float,
+    df: float,
+    *,
+    variances: float,
+    counts: tuple[int, int],
+    levels: tuple[float, float],
+    method: str,
+) -> Comparison:
+    """The Comparison of a t interval of the log ratio: *difference* +- the
+    t quantile x *standard_error*.  *variances*: what ``_needed_processes``
+    scales; *counts*: processes (pairs) per side; *levels*: margin and
+    confidence."""
+    margin, confidence = levels
+    half_width = student_t_ppf(1 - (1 - confidence) / 2, df) * standard_error if standard_error else 0.0
+    low, high = difference - half_width, difference + half_width
+    band = math.log1p(margin)
+    verdict = _verdict(low, high, band)
+    needed = _needed_processes(variances, band, confidence) if verdict == INCONCLUSIVE else None
+    return Comparison(
+        math.exp(difference),
+        math.exp(low),
+        math.exp(high),
+        confidence,
+        verdict,
+        counts[0],
+        counts[1],
+        df,
+        needed,
+        standard_error,
+        _t_p_value(difference, standard_error, df),
+        method,
+    )
+
+
 def compare_process_means(
     reference: Sequence[float],
     changed: Sequence[float],
@@ -164,29 +200,16 @@ def compare_process_means(
     standard_error = math.sqrt(share_ref + share_new)
     if standard_error == 0:
         df = math.inf
-        half_width = 0.0
     else:
         df = (share_ref + share_new) ** 2 / (share_ref**2 / (n_ref - 1) + share_new**2 / (n_new - 1))
-        half_width = student_t_ppf(1 - (1 - confidence) / 2, df) * standard_error
-    low, high = difference - half_width, difference + half_width
-    band = math.log1p(margin)
-    verdict = _verdict(low, high, band)
-    needed = None
-    if verdict == INCONCLUSIVE:
-        needed = _needed_processes(var_ref + var_new, band, confidence)
-    return Comparison(
-        math.exp(difference),
-        math.exp(low),
-        math.exp(high),
-        confidence,
-        verdict,
-        n_ref,
-        n_new,
-        df,
-        needed,
+    return _t_comparison(
+        difference,
         standard_error,
-        _t_p_value(difference, standard_error, df),
-        WELCH,
+        df,
+        variances=var_ref + var_new,
+        counts=(n_ref, n_new),
+        levels=(margin, confidence),
+        method=WELCH,
     )
 
 
@@ -203,7 +226,8 @@ def compare_paired_process_means(
 
     The effect is the mean of the per-pair log ratios (the ratio of the
     geometric means, as unpaired), the interval Student's t on those
-    differences with n - 1 degrees of freedom.  Needs >= 2 complete pairs.
+    differences with n - 1 degrees of freedom.  Needs >= 2 complete pairs;
+    the suggestion for an inconclusive verdict counts pairs.
     """
     _check_levels(margin, confidence)
     ref_logs = _logs(reference, "reference")
@@ -214,31 +238,16 @@ def compare_paired_process_means(
         )
     pairs = len(ref_logs)
     differences = [new - ref for ref, new in zip(ref_logs, new_logs)]
-    difference = mean(differences)
     spread = variance(differences)
     standard_error = math.sqrt(spread / pairs)
-    df = float(pairs - 1)
-    half_width = student_t_ppf(1 - (1 - confidence) / 2, df) * standard_error if standard_error else 0.0
-    low, high = difference - half_width, difference + half_width
-    band = math.log1p(margin)
-    verdict = _verdict(low, high, band)
-    needed = None
-    if verdict == INCONCLUSIVE:
-        # pairs, not processes per side: the variance of a difference
-        needed = _needed_processes(spread, band, confidence)
-    return Comparison(
-        math.exp(difference),
-        math.exp(low),
-        math.exp(high),
-        confidence,
-        verdict,
-        pairs,
-        pairs,
-        df,
-        needed,
+    return _t_comparison(
+        mean(differences),
         standard_error,
-        _t_p_value(difference, standard_error, df),
-        PAIRED,
+        float(pairs - 1),
+        variances=spread,
+        counts=(pairs, pairs),
+        levels=(margin, confidence),
+        method=PAIRED,
     )
 
 
