@@ -27,6 +27,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 from perf.analysis.benchmarks import PAIR_KEY, SEED_KEY
 from perf.errors import PerfError, WorkerError, WorkerTimeoutError
+from perf.measure.allocation import PILOT_PROCESSES
+from perf.measure.allocation import pilot_values as choose_values
 from perf.measure.environment import perf_source_folder, random_padding, worker_environment
 from perf.measure.options import stopping_rule, worker_arguments
 from perf.model.benchmark import Benchmark
@@ -244,16 +246,24 @@ class Manager:
         """All the workers of benchmark number *task* (its call order)."""
         recorder = Recorder(self, task, name)
         rule = stopping_rule(self.args)
+        pilot_values = self.args.values
+        elapsed: list[float] = []
         start = time.monotonic()
-        while True:
-            output = recorder.run_worker()
-            if on_progress is not None:
-                on_progress(Progress(name, recorder.count, self.args.processes, output, time.monotonic() - start))
-            if rule is None:
-                if recorder.count >= self.args.processes:
+        try:
+            while True:
+                output = recorder.run_worker()
+                elapsed.append(output.elapsed)
+                if on_progress is not None:
+                    on_progress(Progress(name, recorder.count, self.args.processes, output, time.monotonic() - start))
+                if self.args.adaptive_values and recorder.count == PILOT_PROCESSES:
+                    self.args.values = choose_values(recorder.result(), elapsed) or pilot_values
+                if rule is None:
+                    if recorder.count >= self.args.processes:
+                        break
+                elif rule.done(recorder.count, rule.precision(recorder.result().get_process_means())):
                     break
-            elif rule.done(recorder.count, rule.precision(recorder.result().get_process_means())):
-                break
+        finally:
+            self.args.values = pilot_values  # the next benchmark has its own pilot
         return recorder.result()
 
 

@@ -184,6 +184,12 @@ def add_runner_arguments(
         metavar="N",
         help=f"with --target-precision: at most N processes or pairs (default: {MAX_PROCESSES})",
     )
+    add(
+        "--adaptive-values",
+        action="store_true",
+        help="choose the values per process after a pilot of 6 processes, for the most precision per second "
+        "(replaces -n)",
+    )
     add("--timeout", type=seconds, metavar="SEC", help="stop a worker running longer than SEC (exit status 124)")
     add("-v", "--verbose", action="store_true", help="print every value and calibration step")
     add("-q", "--quiet", action="store_true", help="print only the result")
@@ -326,6 +332,10 @@ def check_runner_args(
     elif args.quiet:
         args.verbose = False
     _check_target_precision(args)
+    if args.adaptive_values and args.values is not None:
+        raise UsageError("--adaptive-values replaces -n/--values")
+    if args.adaptive_values and args.compare_to:
+        raise UsageError("--adaptive-values cannot be used with --compare-to yet")
     apply_budget(args, budget, warmups)
     _check_calibration_flags(args)
     _check_outputs(args)

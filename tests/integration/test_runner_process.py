@@ -568,3 +568,12 @@ def test_target_precision_stops_between_its_bounds(tmp_path):
     assert len(load_benchmark(str(tmp_path / "tight.json")).get_process_means()) == 5
     assert "Target precision not reached: +-" in tight.stdout
     assert "after 5 processes (target +-0.0001%, --max-processes 5)" in tight.stdout
+
+
+def test_adaptive_values_after_the_pilot(tmp_path):
+    output = tmp_path / "adaptive.json"
+    result = perf("timeit", "-p", "8", "--min-time", "0.001", "--adaptive-values", "-o", str(output), "pass")
+    assert result.returncode == 0, result.stderr
+    counts = [len(run.values) for run in load_benchmark(str(output)).get_runs() if run.values]
+    assert counts[:6] == [2] * 6  # the pilot: the default values per process
+    assert len(set(counts[6:])) == 1 and 2 <= counts[6] <= 10

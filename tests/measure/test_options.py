@@ -586,3 +586,11 @@ def test_target_precision_errors(argv, message):
 def test_target_precision_is_not_forwarded_to_workers():
     args = parse(["--target-precision", "1"])
     assert not any("precision" in arg or "processes" in arg for arg in worker_arguments(args, 0, 5, 100))
+
+
+def test_adaptive_values_errors():
+    with pytest.raises(UsageError, match=re.escape("--adaptive-values replaces -n/--values")):
+        parse(["--adaptive-values", "-n", "3"])
+    with pytest.raises(UsageError, match="cannot be used with --compare-to yet"):
+        parse(["--adaptive-values", "--compare-to", sys.executable])
+    assert parse(["--adaptive-values"]).values == DEFAULT_BUDGET.values  # the pilot's
