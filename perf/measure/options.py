@@ -37,7 +37,7 @@ class Budget(NamedTuple):
 #: measurement that chose it)
 DEFAULT_BUDGET = Budget(processes=24, values=2)
 #: --target-precision: the default bounds on the number of processes (pairs)
-MIN_PROCESSES = 6
+MIN_PROCESSES = 10
 MAX_PROCESSES = 100
 #: JIT runtimes: fewer, longer processes (each one warms up first)
 JIT_BUDGET = Budget(processes=6, values=10)

@@ -558,7 +558,7 @@ def test_bad_percentage(text):
 
 def test_target_precision_bounds_and_defaults():
     args = parse(["--target-precision", "1%"])
-    assert (args.target_precision, args.min_processes, args.max_processes) == (0.01, 6, 100)
+    assert (args.target_precision, args.min_processes, args.max_processes) == (0.01, 10, 100)
     assert args.processes == 100  # the most processes a run may take
     args = parse(["--target-precision", "2", "--min-processes", "3", "--max-processes", "8"])
     assert (args.min_processes, args.max_processes, args.processes) == (3, 8, 8)
