@@ -575,5 +575,6 @@ def test_adaptive_values_after_the_pilot(tmp_path):
     result = perf("timeit", "-p", "8", "--min-time", "0.001", "--adaptive-values", "-o", str(output), "pass")
     assert result.returncode == 0, result.stderr
     counts = [len(run.values) for run in load_benchmark(str(output)).get_runs() if run.values]
-    assert counts[:6] == [2] * 6  # the pilot: the default values per process
+    # the pilot: the interpreter's default values per process (2; 10 on a JIT)
+    assert counts[:6] == [counts[0]] * 6 and counts[0] in (2, 10)
     assert len(set(counts[6:])) == 1 and 2 <= counts[6] <= 10
