@@ -578,3 +578,13 @@ def test_adaptive_values_after_the_pilot(tmp_path):
     # the pilot: the interpreter's default values per process (2; 10 on a JIT)
     assert counts[:6] == [counts[0]] * 6 and counts[0] in (2, 10)
     assert len(set(counts[6:])) == 1 and 2 <= counts[6] <= 10
+
+
+def test_target_precision_with_compare_to_can_go_beyond_the_default_budget(tmp_path):
+    # the default budget is 24 processes: --max-processes 25 must be reachable
+    output = tmp_path / "tp.json"
+    argv = ["timeit", "-n", "1", "--min-time", "0.0005", "--compare-to", sys.executable, "--target-precision", "0.0001"]
+    result = perf(*argv, "--min-processes", "2", "--max-processes", "25", "-o", str(output), "pass")
+    assert result.returncode == 0, result.stderr
+    assert "25 interleaved pairs" in result.stdout
+    assert "Target precision not reached" in result.stdout
