@@ -392,9 +392,7 @@ class Runner:
         if self._command == "command":
             sides[0].program = ["--", *reference]
         managers = [self._manager(python, side) for python, side in zip(pythons, sides)]
-        # with --target-precision the stopping rule decides, up to the maximum
-        target = args.target_precision is not None
-        pairs = args.max_processes if target else max(side.processes for side in sides)
+        pairs = max(side.processes for side in sides)
         seed = random.SystemRandom().randrange(2**31)
         progress = display.ProgressLine(args.quiet, verbose=args.verbose)
         try:

@@ -243,6 +243,8 @@ def apply_budget(args: argparse.Namespace, budget: Budget, warmups: int | str) -
         processes, values, warmups = 1, 1, 0
         args.loops = 1
         args.min_time = 1e-9
+    if args.target_precision is not None:
+        processes = args.max_processes  # the most a run may take: the stopping rule decides
     if args.processes is None:
         args.processes = processes
     if args.values is None:
@@ -373,7 +375,6 @@ def _check_target_precision(args: argparse.Namespace) -> None:
         raise UsageError(
             f"--max-processes ({args.max_processes}) must be at least --min-processes ({args.min_processes})"
         )
-    args.processes = args.max_processes
 
 
 def stopping_rule(args: argparse.Namespace) -> Any:
