@@ -185,19 +185,16 @@ def _mean_lines(entry: Entry, context: Context) -> list[str]:
     lines = []
     for title, changed, comparison in zip(context.changed_titles, entry.changed, entry.comparisons):
         line = text.format_mean_line(context.reference_title, entry.reference, title, changed, comparison)
-        if context.args.verbose:
-            lines.append(line)
+        verbose = context.args.verbose
+        rate = _win_rate(entry.reference, changed) if verbose or context.args.win_rate else None
+        if verbose:
             prefix = "Significant" if comparison.different else "Not significant!"
+            lines.append(line)
             lines.append(f"{prefix} ({text.format_verdict(comparison, context.margin)})")
-            rate = _win_rate(entry.reference, changed)
             if rate is not None:
                 lines.append(f"Win rate: {rate}")
         else:
-            if context.args.win_rate:
-                rate = _win_rate(entry.reference, changed)
-                if rate is not None:
-                    line += f"; {rate}"
-            lines.append(line)
+            lines.append(line if rate is None else f"{line}; {rate}")
     return lines
 
 

@@ -169,7 +169,7 @@ def print_comparison(
 
 def print_precision_note(args: argparse.Namespace, precision: float, count: int) -> None:
     """--target-precision: say so when the most processes were not enough."""
-    target = getattr(args, "target_precision", None)
+    target = args.target_precision
     if target is None or precision <= target:
         return
     print(
