@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from perf.analysis import compare
 from perf.analysis.compare import Comparison
+from perf.analysis.statistics import mean
 from perf.model.benchmark import Benchmark
 
 #: the metadata of an interleaved run (written by perf.measure.manager)
@@ -33,12 +34,12 @@ def _pairs(benchmark: Benchmark) -> tuple[object, dict[int, float]] | None:
     for run in benchmark.get_runs():
         if not run.values:
             continue
-        metadata = run.get_metadata()
-        pair, seed = metadata.get(PAIR_KEY), metadata.get(SEED_KEY)
+        # one key at a time, without copying the run's metadata dict
+        pair, seed = run._get(PAIR_KEY), run._get(SEED_KEY)
         if not isinstance(pair, int) or seed is None or pair in means:
             return None
         seeds.add(seed)
-        means[pair] = sum(run.values) / len(run.values)
+        means[pair] = mean(run.values)  # as Benchmark.get_process_means()
     if len(seeds) != 1:
         return None
     return seeds.pop(), means
