@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from perf.cli.common import Blocks, add_input_arguments, format_benchmarks, load_selection
+from perf.cli.common import Blocks, add_input_arguments, format_benchmarks, load_selection, print_lines
 from perf.render.checks import WARNING_TITLE
 
 HELP = "Check whether each benchmark seems stable."
@@ -25,8 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     items = load_selection(args)
     lines = format_benchmarks(items, Blocks(checks=True, check_too_many_processes=True))
-    for line in lines:
-        print(line)
+    print_lines(lines)
     if WARNING_TITLE not in lines:
         print("The benchmark seems to be stable" if len(items) == 1 else "All benchmarks seem to be stable")
     return 0

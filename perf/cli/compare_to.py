@@ -27,7 +27,14 @@ from typing import NamedTuple, Sequence
 from perf.analysis import compare
 from perf.analysis.benchmarks import compare_benchmarks, paired_process_means
 from perf.analysis.compare import Comparison
-from perf.cli.common import filename_titles, format_title, load_suites, no_values_error, select_benchmarks
+from perf.cli.common import (
+    filename_titles,
+    format_title,
+    load_suites,
+    no_values_error,
+    print_lines,
+    select_benchmarks,
+)
 from perf.errors import UsageError
 from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
@@ -500,8 +507,7 @@ def run(args: argparse.Namespace) -> int:
     _check_options(args)
     suites = load_suites(args.filenames)
     output, slowdowns = format_comparison(suites, args)
-    for line in output:
-        print(line)
+    print_lines(output)
     if slowdowns:
         sys.stdout.flush()
         for line in slowdowns:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from perf.cli.common import Blocks, add_input_arguments, format_benchmarks, load_selection
+from perf.cli.common import Blocks, add_input_arguments, format_benchmarks, load_selection, print_lines
 
 HELP = "Display every run: calibration, warmups and values."
 
@@ -26,6 +26,5 @@ def run(args: argparse.Namespace) -> int:
         dump_raw=args.raw,
         checks=not args.quiet,
     )
-    for line in format_benchmarks(load_selection(args), blocks):
-        print(line)
+    print_lines(format_benchmarks(load_selection(args), blocks))
     return 0

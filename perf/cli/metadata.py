@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from perf.cli.common import Blocks, add_input_arguments, format_benchmarks, load_selection
+from perf.cli.common import Blocks, add_input_arguments, format_benchmarks, load_selection, print_lines
 
 HELP = "Display the metadata of each benchmark."
 
@@ -20,6 +20,5 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    for line in format_benchmarks(load_selection(args), Blocks(metadata=True, checks=not args.quiet)):
-        print(line)
+    print_lines(format_benchmarks(load_selection(args), Blocks(metadata=True, checks=not args.quiet)))
     return 0
