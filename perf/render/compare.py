@@ -146,25 +146,23 @@ def format_win_rate(rate: WinRate, paired: bool = False) -> str:
 # --- tables ------------------------------------------------------------------------
 
 
+def _row(cells: Sequence[str], widths: Sequence[int]) -> str:
+    return "|" + "|".join(f" {cell:<{width}} " for cell, width in zip(cells, widths)) + "|"
+
+
 def _rest_table(headers: Sequence[str], rows: Sequence[Sequence[str]], widths: Sequence[int]) -> list[str]:
     def rule(char: str) -> str:
         return "+" + "+".join(char * (width + 2) for width in widths) + "+"
 
-    def row(cells: Sequence[str]) -> str:
-        return "|" + "|".join(f" {cell:<{width}} " for cell, width in zip(cells, widths)) + "|"
-
-    lines = [rule("-"), row(headers), rule("=")]
+    lines = [rule("-"), _row(headers, widths), rule("=")]
     for cells in rows:
-        lines.extend([row(cells), rule("-")])
+        lines.extend([_row(cells, widths), rule("-")])
     return lines
 
 
 def _markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]], widths: Sequence[int]) -> list[str]:
-    def row(cells: Sequence[str]) -> str:
-        return "|" + "|".join(f" {cell:<{width}} " for cell, width in zip(cells, widths)) + "|"
-
     rule = "|" + "-" * (widths[0] + 2) + "|" + "|".join(":" + "-" * width + ":" for width in widths[1:]) + "|"
-    return [row(headers), rule, *(row(cells) for cells in rows)]
+    return [_row(headers, widths), rule, *(_row(cells, widths) for cells in rows)]
 
 
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[str]], table_format: str = "rest") -> list[str]:
