@@ -89,6 +89,10 @@ class Runner:
         self._task_index = 0
         self._names: set[str] = set()
         self._written: set[str] = set()
+        #: a shuffled suite: its benchmarks' names and results (per side)
+        self._suite: list[str] = []
+        self._results: list[list[Benchmark]] = []
+        self._managers: tuple[list[Any], tuple[str, str] | None] | None = None
         self.args: argparse.Namespace | None = None
         self.argparser = _argparser if _argparser is not None else ArgumentParser(description="Benchmark")
         runner_options.add_runner_arguments(self.argparser, self._budget, self._warmups, loops, min_time)
@@ -266,14 +270,14 @@ class Runner:
         index = self._task_index
         self._task_index += 1
         if args.worker:
+            if args.worker_list:
+                _announce(name, args.pipe)
+                return None
             if args.worker_task is not None and args.worker_task != index:
                 return None
             return self._worker(make_task(), args)
         try:
-            if args.compare_to:
-                self._compare_to(index, name)
-                return None
-            return self._parent(index, name)
+            return self._run(index, name)
         except KeyboardInterrupt:
             print("\nBenchmark interrupted: exit", file=sys.stderr)
             sys.exit(1)
@@ -324,25 +328,127 @@ class Runner:
         runner_options.apply_budget(side, *self._budget_for(self._worker_jit(python, False)))
         return side
 
-    def _parent(self, index: int, name: str) -> Benchmark:
+    def _run(self, index: int, name: str) -> Benchmark | None:
+        """The parent: run (or, in a shuffled suite, look up) the results
+        of benchmark number *index*, save and print them.  A comparison
+        returns None, as in pyperf."""
         from perf.cli import display
 
         args = self.args
         assert args is not None
         if index == 0:
             display.print_layout_warnings(args)
+            names = self._suite_names(name)
+            if len(names) > 1:
+                # a suite: every benchmark runs now, in shuffled rounds
+                self._suite = names
+                self._results = self._run_benchmarks(list(enumerate(names)), shuffle=True)
+        if self._results:
+            if index >= len(self._suite) or self._suite[index] != name:
+                listed = self._suite[index] if index < len(self._suite) else "nothing"
+                raise UsageError(
+                    f"benchmark {index + 1} of the script is {name!r}, but the worker that listed the "
+                    f"benchmarks found {listed!r} there: does the script declare the same benchmarks in "
+                    "every process (custom options must reach workers through add_cmdline_args)?"
+                )
+            results = self._results[index]
+        else:
+            results = self._run_benchmarks([(index, name)])[0]
+        self._show(name, results)
+        return results[0] if len(results) == 1 else None
+
+    def _suite_names(self, name: str) -> list[str]:
+        """The benchmarks of a bench script, listed by a worker before the
+        first runs so that they can be shuffled; ``[name]`` when nothing is
+        to shuffle (``timeit``, ``command``, ``--no-shuffle``)."""
+        args = self.args
+        assert args is not None
+        if self._command is not None or args.no_shuffle:
+            return [name]
+        names: list[str] = self._sides()[0][-1].list_benchmarks()
+        if names[0] != name or len(set(names)) != len(names):
+            raise UsageError(
+                f"the worker that listed the script's benchmarks found {', '.join(map(repr, names))}, "
+                f"but the script starts with {name!r}: does it declare the same benchmarks in every process "
+                "(custom options must reach workers through add_cmdline_args)?"
+            )
+        return names
+
+    def _sides(self) -> tuple[list[Any], tuple[str, str] | None]:
+        """The managers of the run (one; with --compare-to: reference and
+        changed, each with its interpreter's defaults) and the labels of a
+        comparison."""
+        if self._managers is not None:
+            return self._managers
+        args = self.args
+        assert args is not None
+        if not args.compare_to:
+            self._managers = [self._manager(args.python)], None
+            return self._managers
+        if self._command == "command":
+            # two programs, run by workers of the same interpreter
+            import shlex
+
+            pythons = (args.python, args.python)
+            reference = shlex.split(args.compare_to)
+            names = args.python_names or (shlex.join(reference), shlex.join(command_program(args)))
+        else:
+            pythons = (args.compare_to, args.python)
+            names = args.python_names or _python_names(args.compare_to, args.python)
+        sides = [self._side_args(python) for python in pythons]
+        if self._command == "command":
+            sides[0].program = ["--", *reference]
+        self._managers = [self._manager(python, side) for python, side in zip(pythons, sides)], names
+        return self._managers
+
+    def _run_benchmarks(self, benchmarks: list[tuple[int, str]], shuffle: bool = False) -> list[list[Benchmark]]:
+        """Run *benchmarks* (task number, name) with a fresh seed, then save
+        every result (all of them, even when one file fails)."""
+        from perf.cli import display
+        from perf.measure.manager import run_benchmarks
+
+        args = self.args
+        assert args is not None
+        managers, labels = self._sides()
+        seed = random.SystemRandom().randrange(2**31)
         progress = display.ProgressLine(args.quiet, verbose=args.verbose)
         try:
-            benchmark: Benchmark = self._manager(args.python).run_benchmark(index, name, progress.update)
+            results: list[list[Benchmark]] = run_benchmarks(
+                managers, benchmarks, seed, shuffle=shuffle, on_progress=lambda _side, done: progress.update(done)
+            )
         finally:
             progress.close()
-        self._save(benchmark)
-        display.print_result(benchmark, args, self._show_name, checks=not args.quiet)
+        errors = []
+        for sides in results:
+            for side, benchmark in enumerate(sides):
+                try:
+                    self._save(benchmark, None if labels is None else side)
+                except PerfError as exc:
+                    errors.append(str(exc))
+        if errors:
+            raise UsageError("; ".join(errors))
+        return results
+
+    def _show(self, name: str, results: list[Benchmark]) -> None:
+        """The result (or the comparison), and with --target-precision a
+        note when the most processes were not enough."""
+        from perf.cli import display
+
+        args = self.args
+        assert args is not None
         rule = runner_options.stopping_rule(args)
+        if len(results) == 1:
+            display.print_result(results[0], args, self._show_name, checks=not args.quiet)
+            if rule is not None:
+                means = results[0].get_process_means()
+                display.print_precision_note(args, rule.precision(means), len(means))
+            return
+        labels = self._sides()[1]
+        assert labels is not None
+        display.print_comparison(name if self._show_name else None, labels, results, args)
         if rule is not None:
-            means = benchmark.get_process_means()
-            display.print_precision_note(args, rule.precision(means), len(means))
-        return benchmark
+            pairs = [benchmark.get_process_means() for benchmark in results]
+            display.print_precision_note(args, rule.paired_precision(*pairs), len(pairs[0]))
 
     def _save(self, benchmark: Benchmark, side: int | None = None) -> None:
         """Write the results (with --compare-to, *side* 0 or 1 names the
@@ -367,53 +473,26 @@ class Runner:
         except PerfError as exc:
             root, ext = os.path.splitext(path[:-3] if path.endswith(".gz") else path)
             other = f"{root}-{os.getpid()}{ext}"
-            files.dump(benchmark, other)
+            files.add_runs(other, benchmark)  # several benchmarks of a suite may land there
             raise UsageError(f"{exc}; the results of {benchmark.get_name()!r} were saved to {other}") from None
-
-    def _compare_to(self, index: int, name: str) -> None:
-        """Run both interpreters' workers as interleaved pairs (R6), the
-        order in each pair from a random seed recorded in every run."""
-        from perf.cli import display
-        from perf.measure.manager import run_interleaved
-
-        args = self.args
-        assert args is not None
-        if self._command == "command":
-            # two programs, run by workers of the same interpreter
-            import shlex
-
-            pythons = (args.python, args.python)
-            reference = shlex.split(args.compare_to)
-            names = args.python_names or (shlex.join(reference), shlex.join(command_program(args)))
-        else:
-            pythons = (args.compare_to, args.python)
-            names = args.python_names or _python_names(args.compare_to, args.python)
-        sides = [self._side_args(python) for python in pythons]
-        if self._command == "command":
-            sides[0].program = ["--", *reference]
-        managers = [self._manager(python, side) for python, side in zip(pythons, sides)]
-        pairs = max(side.processes for side in sides)
-        seed = random.SystemRandom().randrange(2**31)
-        progress = display.ProgressLine(args.quiet, verbose=args.verbose)
-        try:
-            results = run_interleaved(
-                managers, index, name, pairs, seed, on_progress=lambda _side, done: progress.update(done)
-            )
-        finally:
-            progress.close()
-        for side, benchmark in enumerate(results):
-            self._save(benchmark, side)
-        display.print_comparison(name if self._show_name else None, names, results, args)
-        rule = runner_options.stopping_rule(args)
-        if rule is not None:
-            means = [benchmark.get_process_means() for benchmark in results]
-            display.print_precision_note(args, rule.paired_precision(*means), len(means[0]))
 
 
 def command_program(args: argparse.Namespace) -> list[str]:
     """The program of ``python -m perf command`` (after ``--``)."""
     program: list[str] = args.program
     return program[1:] if program[:1] == ["--"] else program
+
+
+def _announce(name: str, pipe: int | None) -> None:
+    """``--worker-list``: send the name of a declared benchmark."""
+    import json
+
+    line = (json.dumps(name) + "\n").encode("utf-8")
+    if pipe is None:
+        sys.stdout.write(line.decode("utf-8"))
+        return
+    while line:
+        line = line[os.write(pipe, line) :]
 
 
 def _print_user_traceback(exc: BaseException) -> None:

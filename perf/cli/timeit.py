@@ -37,6 +37,7 @@ def main(argv: Sequence[str]) -> int:
         show_name=False,
         add_cmdline_args=_worker_arguments,
     )
+    runner._command = "timeit"  # one benchmark: nothing to list or shuffle
     parser.add_argument("--name", default="timeit", help="benchmark name (default: %(default)s)")
     parser.add_argument(
         "-s", "--setup", action="append", default=[], help="setup statement, run once per value (repeatable)"

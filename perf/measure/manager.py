@@ -160,10 +160,11 @@ class WorkerProcess:
             self.process.stderr.close()
 
 
-def run_worker(
+def run_process(
     command: list[str], env: dict[str, str], pipe: tuple[int, int], *, timeout: float | None, what: str
-) -> WorkerOutput:
-    """Run one worker to completion; raise WorkerError on any failure."""
+) -> tuple[bytes, bytes, float]:
+    """Run one worker to completion: what it sent through the pipe, its
+    stderr and its wall time; raise WorkerError on any failure."""
     worker = WorkerProcess(command, env, *pipe)
     try:
         code = worker.wait(None if timeout is None else worker.started + timeout)
@@ -175,14 +176,21 @@ def run_worker(
         stderr = bytes(worker.stderr)
         if code != 0:
             raise WorkerError(_with_stderr(f"{what} {_describe_exit(code)}", stderr))
-        benchmark = _decode(bytes(worker.result), what, stderr)
-        elapsed = time.monotonic() - worker.started
-        return WorkerOutput(benchmark, stderr.decode("utf-8", "replace"), elapsed)
+        return bytes(worker.result), stderr, time.monotonic() - worker.started
     except BaseException:
         worker.kill()
         raise
     finally:
         worker.close()
+
+
+def run_worker(
+    command: list[str], env: dict[str, str], pipe: tuple[int, int], *, timeout: float | None, what: str
+) -> WorkerOutput:
+    """Run one worker to completion and decode the benchmark it sent."""
+    data, stderr, elapsed = run_process(command, env, pipe, timeout=timeout, what=what)
+    benchmark = _decode(data, what, stderr)
+    return WorkerOutput(benchmark, stderr.decode("utf-8", "replace"), elapsed)
 
 
 def _decode(data: bytes, what: str, stderr: bytes) -> Benchmark:
@@ -220,11 +228,37 @@ class Manager:
         self.rng = rng or random.Random()
         self.source_folder = perf_source_folder()
 
-    def worker_command(self, task: int, write_fd: int, loops: int) -> list[str]:
-        command = [self.python, *self.program_args, *worker_arguments(self.args, task, write_fd, loops)]
+    def worker_command(
+        self, task: int, write_fd: int, loops: int, values: int | None = None, *, listing: bool = False
+    ) -> list[str]:
+        """The command line of a worker of benchmark number *task*: *loops*
+        0 calibrates them; *values* per process (default: ``--values``);
+        *listing*: a worker that only lists the benchmarks."""
+        arguments = worker_arguments(self.args, task, write_fd, loops, values)
+        if listing:
+            arguments.append("--worker-list")
+        command = [self.python, *self.program_args, *arguments]
         if self.add_cmdline_args is not None:
             self.add_cmdline_args(command, self.args)
         return command
+
+    def list_benchmarks(self) -> list[str]:
+        """The names of the benchmarks the script declares, in order, from
+        a worker run with ``--worker-list`` (it measures nothing)."""
+        import json
+
+        read_fd, write_fd = os.pipe()
+        command = self.worker_command(0, write_fd, 0, listing=True)
+        what = "the worker listing the script's benchmarks"
+        pipe = (read_fd, write_fd)
+        data, stderr, _ = run_process(command, self.worker_env(), pipe, timeout=self.args.timeout, what=what)
+        try:
+            names = [json.loads(line) for line in data.decode("utf-8").splitlines()]
+        except ValueError as exc:
+            raise WorkerError(f"{what} sent an invalid list: {exc}") from None
+        if not names or not all(isinstance(name, str) for name in names):
+            raise WorkerError(_with_stderr(f"{what} sent no benchmark name", stderr))
+        return names
 
     def worker_env(self) -> dict[str, str]:
         args = self.args
@@ -242,34 +276,12 @@ class Manager:
             extra_path=self.source_folder,
         )
 
-    def run_benchmark(self, task: int, name: str, on_progress: Callable[[Progress], None] | None = None) -> Benchmark:
-        """All the workers of benchmark number *task* (its call order)."""
-        recorder = Recorder(self, task, name)
-        rule = stopping_rule(self.args)
-        pilot_values = self.args.values
-        elapsed: list[float] = []
-        start = time.monotonic()
-        try:
-            while True:
-                output = recorder.run_worker()
-                elapsed.append(output.elapsed)
-                if on_progress is not None:
-                    on_progress(Progress(name, recorder.count, self.args.processes, output, time.monotonic() - start))
-                if self.args.adaptive_values and recorder.count == PILOT_PROCESSES:
-                    self.args.values = choose_values(recorder.result(), elapsed) or pilot_values
-                if rule is None:
-                    if recorder.count >= self.args.processes:
-                        break
-                elif rule.done(recorder.count, rule.precision(recorder.result().get_process_means())):
-                    break
-        finally:
-            self.args.values = pilot_values  # the next benchmark has its own pilot
-        return recorder.result()
-
 
 class Recorder:
     """The workers of one benchmark, run one at a time: the first
-    calibrates the loops (unless ``--loops``), the next ones reuse them."""
+    calibrates the loops (unless ``--loops``), the next ones reuse them.
+    With ``--adaptive-values``, the values per process after a pilot of
+    :data:`PILOT_PROCESSES` come from what the pilot measured."""
 
     def __init__(self, manager: Manager, task: int, name: str, total: int | None = None) -> None:
         self.manager = manager
@@ -277,14 +289,17 @@ class Recorder:
         self.name = name
         self.total = manager.args.processes if total is None else total
         self.loops: int = manager.args.loops
+        self.values: int = manager.args.values
         self.count = 0
         self.benchmark: Benchmark | None = None
+        #: wall time of each worker (the cost the adaptive values weigh)
+        self.elapsed: list[float] = []
 
     def run_worker(self, metadata: dict[str, Any] | None = None) -> WorkerOutput:
         """Run the next worker; add *metadata* to the runs it sent."""
         manager = self.manager
         read_fd, write_fd = os.pipe()
-        command = manager.worker_command(self.task, write_fd, self.loops)
+        command = manager.worker_command(self.task, write_fd, self.loops, self.values)
         what = f"worker {self.count + 1}/{self.total} of {self.name!r}"
         output = run_worker(command, manager.worker_env(), (read_fd, write_fd), timeout=manager.args.timeout, what=what)
         sent = output.benchmark.get_name()
@@ -302,6 +317,9 @@ class Recorder:
         if not self.loops:
             self.loops = output.benchmark.get_runs()[-1].get_loops()
         self.count += 1
+        self.elapsed.append(output.elapsed)
+        if manager.args.adaptive_values and self.count == PILOT_PROCESSES:
+            self.values = choose_values(self.result(), self.elapsed) or self.values
         return output
 
     def result(self) -> Benchmark:
@@ -313,44 +331,126 @@ class Recorder:
 #: the seed that decided the order in each pair (perf.analysis.benchmarks
 #: pairs runs by them), the position in the pair
 POSITION_KEY = "ab_position"
+#: metadata of the runs of a shuffled suite: the seed of the benchmark
+#: order and the round (1-based) the worker ran in
+SCHEDULE_SEED_KEY = "schedule_seed"
+ROUND_KEY = "schedule_round"
+
+
+def _first_side(rng: random.Random) -> tuple[int, int]:
+    return (0, 1) if rng.random() < 0.5 else (1, 0)
 
 
 def pair_order(seed: int, pairs: int) -> list[tuple[int, int]]:
     """The order of the two sides in each pair: ``(0, 1)`` (reference
     first) or ``(1, 0)``, drawn from *seed* (so a run can be replayed)."""
     rng = random.Random(seed)
-    return [(0, 1) if rng.random() < 0.5 else (1, 0) for _ in range(pairs)]
+    return [_first_side(rng) for _ in range(pairs)]
 
 
-def run_interleaved(
-    managers: Sequence[Manager],
-    task: int,
-    name: str,
-    pairs: int,
+class Unit:
+    """One benchmark of a schedule: its recorder, or the recorders of the
+    two sides of an interleaved comparison (reference, changed), which run
+    as pairs in the order :func:`pair_order` draws from *pair_seed*."""
+
+    def __init__(self, recorders: Sequence[Recorder], total: int, pair_seed: int) -> None:
+        self.recorders = list(recorders)
+        self.name = self.recorders[0].name
+        #: the most workers (pairs) it may run
+        self.total = total
+        self.pair_seed = pair_seed
+        self.count = 0
+        self.finished = False
+        self._orders = random.Random(pair_seed)
+
+    def step(self, metadata: dict[str, Any], rule: Any, on_output: Callable[[int, WorkerOutput], None]) -> None:
+        """Run one worker (one pair), then decide whether it is finished."""
+        self.count += 1
+        if len(self.recorders) == 1:
+            on_output(0, self.recorders[0].run_worker(metadata))
+        else:
+            for position, side in enumerate(_first_side(self._orders), 1):
+                pair = {PAIR_KEY: self.count, SEED_KEY: self.pair_seed, POSITION_KEY: position}
+                on_output(side, self.recorders[side].run_worker({**metadata, **pair}))
+        if self.count >= self.total:
+            self.finished = True
+        elif rule is not None:
+            means = [recorder.result().get_process_means() for recorder in self.recorders]
+            precision = rule.precision(means[0]) if len(means) == 1 else rule.paired_precision(*means)
+            self.finished = rule.done(self.count, precision)
+
+    def results(self) -> list[Benchmark]:
+        return [recorder.result() for recorder in self.recorders]
+
+
+def run_schedule(
+    units: Sequence[Unit],
     seed: int,
     *,
+    shuffle: bool = False,
+    rule: Any = None,
     on_progress: Callable[[int, Progress], None] | None = None,
-) -> list[Benchmark]:
-    """Run the workers of two sides (reference, changed) as *pairs*
-    consecutive pairs, the order inside each pair drawn from *seed*
-    (design/statistics.md R6): drift of the machine hits both sides of a
-    pair alike and cancels in a paired comparison.  Each side calibrates its
-    own loops in its first worker.  Every run records its pair, the seed and
-    its position in the pair (:data:`PAIR_KEY`, :data:`SEED_KEY`,
-    :data:`POSITION_KEY`).  With --target-precision, *pairs* is the most
-    pairs, and the run stops earlier once the paired interval of the ratio
-    is precise enough.  *on_progress* gets the side and the progress."""
-    recorders = [Recorder(manager, task, name, pairs) for manager in managers]
-    rule = stopping_rule(managers[0].args)
+) -> None:
+    """Run the workers of *units* (benchmarks) in rounds: each round runs
+    one worker (one pair) of every unfinished unit.  With *shuffle* (a
+    suite), the order of the units in each round is drawn from *seed*
+    (design/statistics.md R6: slow drift then spreads over all benchmarks
+    instead of hitting the last ones), and every run records the seed and
+    its round (:data:`SCHEDULE_SEED_KEY`, :data:`ROUND_KEY`).  A unit stops
+    after its *total* workers, or earlier when *rule* (--target-precision)
+    finds its interval precise enough.  *on_progress* gets the side and
+    the progress: of the unit alone, or of all workers when there are
+    several units."""
+    order = random.Random(f"order:{seed}")
+    planned = sum(unit.total * len(unit.recorders) for unit in units)
+    done = 0
     start = time.monotonic()
-    for pair, order in enumerate(pair_order(seed, pairs), 1):
-        for position, side in enumerate(order, 1):
-            metadata = {PAIR_KEY: pair, SEED_KEY: seed, POSITION_KEY: position}
-            output = recorders[side].run_worker(metadata)
-            if on_progress is not None:
-                on_progress(side, Progress(name, pair, pairs, output, time.monotonic() - start))
-        if rule is not None:
-            means = [recorder.result().get_process_means() for recorder in recorders]
-            if rule.done(pair, rule.paired_precision(*means)):
-                break
-    return [recorder.result() for recorder in recorders]
+    active = list(units)
+    round_ = 0
+    while active:
+        round_ += 1
+        metadata = {SCHEDULE_SEED_KEY: seed, ROUND_KEY: round_} if shuffle else {}
+        for unit in order.sample(active, len(active)) if shuffle else active:
+
+            def on_output(side: int, output: WorkerOutput, unit: Unit = unit) -> None:
+                nonlocal done
+                done += 1
+                if on_progress is None:
+                    return
+                elapsed = time.monotonic() - start
+                if len(units) == 1:
+                    on_progress(side, Progress(unit.name, unit.count, unit.total, output, elapsed))
+                else:
+                    on_progress(side, Progress(f"{len(units)} benchmarks", done, planned, output, elapsed))
+
+            unit.step(metadata, rule, on_output)
+        active = [unit for unit in active if not unit.finished]
+
+
+def run_benchmarks(
+    managers: Sequence[Manager],
+    benchmarks: Sequence[tuple[int, str]],
+    seed: int,
+    *,
+    shuffle: bool = False,
+    on_progress: Callable[[int, Progress], None] | None = None,
+) -> list[list[Benchmark]]:
+    """Run the workers of *benchmarks* (task number, name) and return, for
+    each, one benchmark per manager.  One manager: the benchmark's workers.
+    Two (reference, changed): interleaved pairs (design/statistics.md R6),
+    machine drift hitting both sides of a pair alike so that it cancels in
+    the paired comparison; each side calibrates its own loops in its first
+    worker, and the order in the pairs of benchmark *i* is drawn from
+    ``seed + i`` (recorded as :data:`SEED_KEY`, with :data:`PAIR_KEY` and
+    :data:`POSITION_KEY`).  Each benchmark gets the largest process budget
+    of the managers (its pairs); --target-precision may stop it earlier.
+    *shuffle* runs several benchmarks in rounds (see :func:`run_schedule`).
+    *on_progress* gets the side and the progress."""
+    total = max(manager.args.processes for manager in managers)
+    units = [
+        Unit([Recorder(manager, task, name, total) for manager in managers], total, (seed + index) % 2**31)
+        for index, (task, name) in enumerate(benchmarks)
+    ]
+    rule = stopping_rule(managers[0].args)
+    run_schedule(units, seed, shuffle=shuffle and len(units) > 1, rule=rule, on_progress=on_progress)
+    return [unit.results() for unit in units]

@@ -190,6 +190,12 @@ def add_runner_arguments(
         help="choose the values per process after a pilot of 6 processes, for the most precision per second "
         "(replaces -n)",
     )
+    add(
+        "--no-shuffle",
+        action="store_true",
+        help="run a script's benchmarks one after the other, in the order it declares them, instead of one "
+        "worker of each per round in a random order (recorded as schedule_seed)",
+    )
     add("--timeout", type=seconds, metavar="SEC", help="stop a worker running longer than SEC (exit status 124)")
     add("-v", "--verbose", action="store_true", help="print every value and calibration step")
     add("-q", "--quiet", action="store_true", help="print only the result")
@@ -225,6 +231,7 @@ def add_runner_arguments(
     internal = argparse.SUPPRESS
     add("--worker", action="store_true", help=internal)
     add("--worker-task", type=positive_or_zero, metavar="TASK_ID", help=internal)
+    add("--worker-list", action="store_true", help=internal)
     add("--pipe", type=positive_or_zero, metavar="FD", help=internal)
     add("--calibrate-loops", action="store_true", help=internal)
     add("--recalibrate-loops", action="store_true", help=internal)
@@ -264,6 +271,8 @@ def _check_calibration_flags(args: argparse.Namespace) -> None:
         raise UsageError("--recalibrate-loops requires --loops=N")
     if args.worker_task is not None and not args.worker:
         raise UsageError("--worker-task requires --worker")
+    if args.worker_list and not args.worker:
+        raise UsageError("--worker-list requires --worker")
     if args.pipe is not None and not args.worker:
         raise UsageError("--pipe requires --worker")
 
@@ -336,8 +345,6 @@ def check_runner_args(
     _check_target_precision(args)
     if args.adaptive_values and args.values is not None:
         raise UsageError("--adaptive-values replaces -n/--values")
-    if args.adaptive_values and args.compare_to:
-        raise UsageError("--adaptive-values cannot be used with --compare-to yet")
     apply_budget(args, budget, warmups)
     _check_calibration_flags(args)
     _check_outputs(args)
@@ -413,15 +420,18 @@ def _absolute_executable(executable: str, option: str) -> str:
     return os.path.normpath(os.path.abspath(found))
 
 
-def worker_arguments(args: argparse.Namespace, task: int, pipe: int, loops: int) -> list[str]:
+def worker_arguments(
+    args: argparse.Namespace, task: int, pipe: int, loops: int, values: int | None = None
+) -> list[str]:
     """The runner options of one worker command line (after the program).
 
     *loops* 0 makes this worker calibrate the loops before its values
     (``--loops 0`` is explicit: a script's ``Runner(loops=N)`` default
-    must not apply to it).
+    must not apply to it).  *values*: per process (default ``--values``;
+    ``--adaptive-values`` chooses them after a pilot).
     """
     command = ["--worker", "--pipe", str(pipe), "--worker-task", str(task)]
-    command += ["--values", str(args.values), "--min-time", repr(args.min_time)]
+    command += ["--values", str(args.values if values is None else values), "--min-time", repr(args.min_time)]
     command += ["--loops", str(loops)]  # 0: this worker calibrates them
     command += ["--warmups", str(args.warmups)]
     if args.verbose:

@@ -266,7 +266,14 @@ def test_ctrl_c_stops_the_worker_without_traceback(tmp_path):
     assert _processes_with(marker) == []
 
 
-def test_garbage_on_the_pipe(tmp_path):
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--no-shuffle"], "ERROR: worker 1/2 of 'f' sent an invalid result: "),
+        ([], "ERROR: the worker listing the script's benchmarks sent an invalid list: "),
+    ],
+)
+def test_garbage_on_the_pipe(tmp_path, options, message):
     bench = script(
         tmp_path,
         """
@@ -281,9 +288,9 @@ def test_garbage_on_the_pipe(tmp_path):
         runner.bench_func("f", sum, [1])
         """,
     )
-    result = run([sys.executable, str(bench), *FAST], tmp_path)
+    result = run([sys.executable, str(bench), *FAST, *options], tmp_path)
     assert result.returncode == 1
-    assert result.stderr.startswith("ERROR: worker 1/2 of 'f' sent an invalid result: ")
+    assert result.stderr.startswith(message)
     assert len(result.stderr.strip().splitlines()) == 1
 
 
@@ -524,9 +531,16 @@ def test_a_worker_measuring_another_benchmark_is_an_error(tmp_path):
         runner.bench_func(f"sorted({args.size})", sorted, range(args.size))
         """,
     )
-    result = run([sys.executable, str(bench), *FAST, "--size", "5000"], tmp_path)
+    result = run([sys.executable, str(bench), *FAST, "--size", "5000", "--no-shuffle"], tmp_path)
     assert result.returncode == 1
     assert result.stderr.startswith("ERROR: worker 1/2 of 'sorted(5000)' measured 'sorted(1000)' instead: ")
+    # by default, the worker listing the benchmarks finds it out first
+    result = run([sys.executable, str(bench), *FAST, "--size", "5000"], tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith(
+        "ERROR: the worker that listed the script's benchmarks found 'sorted(1000)', but the script starts with "
+        "'sorted(5000)': "
+    )
 
 
 def test_command_compare_to_interleaves_two_programs(tmp_path):
@@ -588,3 +602,114 @@ def test_target_precision_with_compare_to_can_go_beyond_the_default_budget(tmp_p
     assert result.returncode == 0, result.stderr
     assert "25 interleaved pairs" in result.stdout
     assert "Target precision not reached" in result.stdout
+
+
+SUITE = """
+    import os
+    import sys
+    import perf
+
+    runner = perf.Runner()
+    names = ["a", "b", "c"]
+    if "--worker-list" in sys.argv and os.path.exists("LIE"):
+        names.reverse()  # the listing worker sees other benchmarks than the parent
+    for name in names:
+        runner.bench_func(name, sum, range(100))
+    """
+
+
+def _execution_order(suite):
+    """(round, name) of every worker, by date (the calibrating worker's
+    two runs share one date)."""
+    rows = set()
+    for benchmark in suite.get_benchmarks():
+        for run in benchmark.get_runs():
+            metadata = run.get_metadata()
+            rows.add((metadata["date"], metadata.get("schedule_round"), benchmark.get_name()))
+    return [(number, name) for _, number, name in sorted(rows)]
+
+
+def test_suite_runs_in_shuffled_rounds_replayed_by_the_seed(tmp_path):
+    bench = script(tmp_path, SUITE)
+    output = tmp_path / "suite.json"
+    result = run([sys.executable, str(bench), *FAST[:2], "-p", "4", "-q", "-o", str(output)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    # printed and saved in the order the script declares them
+    assert [line.split(":")[0] for line in result.stdout.splitlines()] == ["a", "b", "c"]
+    suite = load(str(output))
+    assert suite.get_benchmark_names() == ["a", "b", "c"]
+    seeds = {run.get_metadata()["schedule_seed"] for b in suite.get_benchmarks() for run in b.get_runs()}
+    assert len(seeds) == 1
+    order = _execution_order(suite)
+    assert [number for number, _ in order] == [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4]
+    import random
+
+    rng = random.Random(f"order:{seeds.pop()}")
+    replay = [name for _ in range(4) for name in rng.sample(["a", "b", "c"], 3)]
+    assert [name for _, name in order] == replay
+
+
+def test_no_shuffle_runs_benchmarks_one_after_the_other(tmp_path):
+    bench = script(tmp_path, SUITE)
+    output = tmp_path / "suite.json"
+    result = run([sys.executable, str(bench), *FAST, "--no-shuffle", "-q", "-o", str(output)], tmp_path)
+    assert result.returncode == 0, result.stderr
+    suite = load(str(output))
+    assert _execution_order(suite) == [(None, "a")] * 2 + [(None, "b")] * 2 + [(None, "c")] * 2
+    assert all("schedule_seed" not in run.get_metadata() for b in suite.get_benchmarks() for run in b.get_runs())
+
+
+def test_suite_declaring_other_benchmarks_to_the_listing_worker(tmp_path):
+    bench = script(tmp_path, SUITE)
+    (tmp_path / "LIE").touch()
+    result = run([sys.executable, str(bench), *FAST, "-o", str(tmp_path / "x.json")], tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr == (
+        "ERROR: the worker that listed the script's benchmarks found 'c', 'b', 'a', but the script starts "
+        "with 'a': does it declare the same benchmarks in every process (custom options must reach workers "
+        "through add_cmdline_args)?\n"
+    )
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_suite_compare_to_interleaves_pairs_inside_shuffled_rounds(tmp_path):
+    reference = _pyenv_python(sys.executable)
+    if reference is None:
+        pytest.skip("no other CPython installed with pyenv")
+    bench = script(tmp_path, SUITE)
+    output = tmp_path / "ab.json"
+    argv = [sys.executable, str(bench), *FAST, "--compare-to", reference, "-o", str(output)]
+    result = run(argv, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("2 interleaved pairs") == 3
+    sides = [load(str(tmp_path / f"ab-{side}.json")) for side in ("ref", "changed")]
+    pair_seeds = []
+    for name in ("a", "b", "c"):
+        runs = [[run.get_metadata() for run in side.get_benchmark(name).get_runs() if run.values] for side in sides]
+        assert [m["ab_pair"] for m in runs[0]] == [m["ab_pair"] for m in runs[1]] == [1, 2]
+        assert [m["schedule_round"] for m in runs[0]] == [1, 2]
+        pair_seeds.append(runs[0][0]["ab_seed"])
+    # one schedule seed; benchmark i's pairs are drawn from seed + i
+    schedule = {
+        run.get_metadata()["schedule_seed"] for side in sides for b in side.get_benchmarks() for run in b.get_runs()
+    }
+    assert len(schedule) == 1
+    seed = schedule.pop()
+    assert pair_seeds == [seed, seed + 1, seed + 2]
+    compared = perf("compare_to", "-v", *(str(tmp_path / f"ab-{side}.json") for side in ("ref", "changed")))
+    assert compared.returncode == 0, compared.stderr
+    assert compared.stdout.count("2 interleaved pairs") == 3  # each benchmark paired again
+
+
+def test_adaptive_values_with_compare_to_has_a_pilot_per_side(tmp_path):
+    output = tmp_path / "ab.json"
+    argv = ["timeit", "-p", "8", "--min-time", "0.001", "--adaptive-values", "--compare-to", sys.executable]
+    result = perf(*argv, "-o", str(output), "pass")
+    assert result.returncode == 0, result.stderr
+    assert "8 interleaved pairs" in result.stdout
+    for side in ("ref", "changed"):
+        counts = [len(run.values) for run in load_benchmark(str(tmp_path / f"ab-{side}.json")).get_runs() if run.values]
+        assert len(counts) == 8
+        assert counts[:6] == [counts[0]] * 6
+        assert len(set(counts[6:])) == 1 and 2 <= counts[6] <= 10

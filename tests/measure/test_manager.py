@@ -198,6 +198,45 @@ def test_worker_command_applies_add_cmdline_args():
     assert seen == [manager_.args]
 
 
+def test_worker_command_with_chosen_values_and_listing():
+    manager_ = make_manager([], lambda command, args: command.append("--custom"))
+    command = manager_.worker_command(0, 7, 0, 6, listing=True)
+    assert command[9:11] == ["--values", "6"]
+    # the listing flag belongs to the runner options, before the script's own
+    assert command[-2:] == ["--worker-list", "--custom"]
+
+
+LISTER = (
+    "import os, sys\n"
+    "fd = int(sys.argv[sys.argv.index('--pipe') + 1])\n"
+    "assert '--worker-list' in sys.argv\n"
+    "os.write(fd, sys.argv[1].encode())\n"
+)
+
+
+def lister(payload):
+    manager_ = Manager(parse(), sys.executable, ["-c", LISTER, payload], environ=clean_env(), rng=random.Random(1))
+    return manager_.list_benchmarks()
+
+
+def test_list_benchmarks_reads_one_name_per_line():
+    assert lister('"a"\n"b b"\n"\\u00e9"\n') == ["a", "b b", "\u00e9"]
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ("", "the worker listing the script's benchmarks sent no benchmark name"),
+        ("1\n", "the worker listing the script's benchmarks sent no benchmark name"),
+        ("{oops\n", "the worker listing the script's benchmarks sent an invalid list: "),
+    ],
+)
+def test_list_benchmarks_errors(payload, message):
+    with pytest.raises(WorkerError) as info:
+        lister(payload)
+    assert str(info.value).startswith(message)
+
+
 def test_program_args_are_copied():
     program_args = ["bench.py"]
     manager_ = make_manager(program_args=program_args)

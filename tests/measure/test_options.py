@@ -591,6 +591,17 @@ def test_target_precision_is_not_forwarded_to_workers():
 def test_adaptive_values_errors():
     with pytest.raises(UsageError, match=re.escape("--adaptive-values replaces -n/--values")):
         parse(["--adaptive-values", "-n", "3"])
-    with pytest.raises(UsageError, match="cannot be used with --compare-to yet"):
-        parse(["--adaptive-values", "--compare-to", sys.executable])
     assert parse(["--adaptive-values"]).values == DEFAULT_BUDGET.values  # the pilot's
+    assert parse(["--adaptive-values", "--compare-to", sys.executable]).adaptive_values  # each side has its pilot
+
+
+def test_worker_list_requires_worker():
+    with pytest.raises(UsageError, match=re.escape("--worker-list requires --worker")):
+        parse(["--worker-list"])
+    assert parse(["--worker", "--worker-list"]).worker_list
+
+
+def test_worker_arguments_with_chosen_values():
+    args = parse(["-n", "3"])
+    assert worker_arguments(args, 0, 5, 100)[5:7] == ["--values", "3"]
+    assert worker_arguments(args, 0, 5, 100, 7)[5:7] == ["--values", "7"]
