@@ -405,19 +405,24 @@ class Runner:
         """Run *benchmarks* (task number, name) with a fresh seed, then save
         every result (all of them, even when one file fails)."""
         from perf.cli import display
-        from perf.measure.manager import run_benchmarks
+        from perf.measure.manager import plan_benchmarks, run_schedule
 
         args = self.args
         assert args is not None
         managers, labels = self._sides()
         seed = random.SystemRandom().randrange(2**31)
+        units = plan_benchmarks(managers, benchmarks, seed)
+        rule = runner_options.stopping_rule(args)
         progress = display.ProgressLine(args.quiet, verbose=args.verbose)
         try:
-            results: list[list[Benchmark]] = run_benchmarks(
-                managers, benchmarks, seed, shuffle=shuffle, on_progress=lambda _side, done: progress.update(done)
-            )
-        finally:
+            run_schedule(units, seed, shuffle=shuffle, rule=rule, on_progress=lambda _side, done: progress.update(done))
+        except BaseException:
             progress.close()
+            if shuffle:
+                self._save_measured(units, labels is not None)
+            raise
+        progress.close()
+        results = [unit.results() for unit in units]
         errors = []
         for sides in results:
             for side, benchmark in enumerate(sides):
@@ -428,6 +433,32 @@ class Runner:
         if errors:
             raise UsageError("; ".join(errors))
         return results
+
+    def _save_measured(self, units: list[Any], compare: bool) -> None:
+        """A shuffled suite failed or was interrupted: its benchmarks all
+        ran some workers, so save those runs rather than lose them, and
+        say which and how many (they are fewer than asked for)."""
+        args = self.args
+        assert args is not None
+        if not (args.output or args.append):
+            return
+        saved = []
+        for unit in units:
+            measured = unit.measured()
+            for side, benchmark in enumerate(measured):
+                if benchmark is None:
+                    continue
+                try:
+                    self._save(benchmark, side if compare else None)
+                except PerfError as exc:
+                    print(f"ERROR: {exc}", file=sys.stderr)
+            counts = [len(benchmark.get_process_means()) if benchmark else 0 for benchmark in measured]
+            if any(counts):
+                saved.append(f"{unit.name} ({' and '.join(map(str, counts))} of {unit.total} processes)")
+        if saved:
+            sys.stdout.flush()
+            where = " and ".join(runner_options.output_paths(args.output or args.append, compare))
+            print(f"Saved to {where} before stopping, incomplete: {', '.join(saved)}", file=sys.stderr)
 
     def _show(self, name: str, results: list[Benchmark]) -> None:
         """The result (or the comparison), and with --target-precision a

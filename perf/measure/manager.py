@@ -382,6 +382,10 @@ class Unit:
     def results(self) -> list[Benchmark]:
         return [recorder.result() for recorder in self.recorders]
 
+    def measured(self) -> list[Benchmark | None]:
+        """The runs of each side so far (None: no worker finished)."""
+        return [recorder.benchmark for recorder in self.recorders]
+
 
 def run_schedule(
     units: Sequence[Unit],
@@ -427,6 +431,24 @@ def run_schedule(
         active = [unit for unit in active if not unit.finished]
 
 
+def plan_benchmarks(managers: Sequence[Manager], benchmarks: Sequence[tuple[int, str]], seed: int) -> list[Unit]:
+    """The units of *benchmarks* (task number, name), for :func:`run_schedule`.
+
+    One manager: each benchmark's workers.  Two (reference, changed):
+    interleaved pairs (design/statistics.md R6), machine drift hitting both
+    sides of a pair alike so that it cancels in the paired comparison; each
+    side calibrates its own loops in its first worker, and the order in
+    the pairs of benchmark *i* is drawn from ``seed + i`` (recorded as
+    :data:`SEED_KEY`, with :data:`PAIR_KEY` and :data:`POSITION_KEY`).  Each
+    benchmark gets the largest process budget of the managers (its pairs);
+    --target-precision may stop it earlier."""
+    total = max(manager.args.processes for manager in managers)
+    return [
+        Unit([Recorder(manager, task, name, total) for manager in managers], total, (seed + index) % 2**31)
+        for index, (task, name) in enumerate(benchmarks)
+    ]
+
+
 def run_benchmarks(
     managers: Sequence[Manager],
     benchmarks: Sequence[tuple[int, str]],
@@ -435,22 +457,11 @@ def run_benchmarks(
     shuffle: bool = False,
     on_progress: Callable[[int, Progress], None] | None = None,
 ) -> list[list[Benchmark]]:
-    """Run the workers of *benchmarks* (task number, name) and return, for
-    each, one benchmark per manager.  One manager: the benchmark's workers.
-    Two (reference, changed): interleaved pairs (design/statistics.md R6),
-    machine drift hitting both sides of a pair alike so that it cancels in
-    the paired comparison; each side calibrates its own loops in its first
-    worker, and the order in the pairs of benchmark *i* is drawn from
-    ``seed + i`` (recorded as :data:`SEED_KEY`, with :data:`PAIR_KEY` and
-    :data:`POSITION_KEY`).  Each benchmark gets the largest process budget
-    of the managers (its pairs); --target-precision may stop it earlier.
-    *shuffle* runs several benchmarks in rounds (see :func:`run_schedule`).
-    *on_progress* gets the side and the progress."""
-    total = max(manager.args.processes for manager in managers)
-    units = [
-        Unit([Recorder(manager, task, name, total) for manager in managers], total, (seed + index) % 2**31)
-        for index, (task, name) in enumerate(benchmarks)
-    ]
+    """Run the workers of *benchmarks* (see :func:`plan_benchmarks`) and
+    return, for each, one benchmark per manager.  *shuffle* runs several
+    benchmarks in shuffled rounds (see :func:`run_schedule`).  *on_progress*
+    gets the side and the progress."""
+    units = plan_benchmarks(managers, benchmarks, seed)
     rule = stopping_rule(managers[0].args)
     run_schedule(units, seed, shuffle=shuffle and len(units) > 1, rule=rule, on_progress=on_progress)
     return [unit.results() for unit in units]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
@@ -713,3 +714,42 @@ def test_adaptive_values_with_compare_to_has_a_pilot_per_side(tmp_path):
         assert len(counts) == 8
         assert counts[:6] == [counts[0]] * 6
         assert len(set(counts[6:])) == 1 and 2 <= counts[6] <= 10
+
+
+def test_failing_shuffled_suite_keeps_the_runs_measured_before(tmp_path):
+    """'broken' fails in its second worker (round 2): what every benchmark
+    measured until then is saved, and the message says how much."""
+    bench = script(
+        tmp_path,
+        """
+        import os
+        import sys
+        import perf
+
+        def second_worker_fails():
+            if os.path.exists("RAN") and "--worker-task" in sys.argv:
+                raise ValueError("second worker")
+
+        runner = perf.Runner()
+        runner.bench_func("ok", sorted, [3, 2, 1])
+        if "--worker-task" in sys.argv and sys.argv[sys.argv.index("--worker-task") + 1] == "1":
+            if not os.path.exists("RAN"):
+                open("RAN", "w").close()
+                os.environ["FIRST"] = "1"
+        runner.bench_func("broken", lambda: None if os.environ.get("FIRST") else second_worker_fails())
+        """,
+    )
+    output = tmp_path / "two.json"
+    result = run([sys.executable, str(bench), *FAST, "-q", "-o", str(output)], tmp_path)
+    assert result.returncode == 1
+    saved, error = result.stderr.splitlines()[:2]
+    assert re.fullmatch(
+        f"Saved to {re.escape(str(output))} before stopping, incomplete: ok \\(([12]) of 2 processes\\), "
+        "broken \\(1 of 2 processes\\)",
+        saved,
+    ), saved
+    ok_processes = int(re.search(r"ok \((\d)", saved).group(1))
+    assert error == "ERROR: worker 2/2 of 'broken' failed with exit code 1; last lines of its stderr:"
+    suite = load(str(output))
+    assert len(suite.get_benchmark("ok").get_process_means()) == ok_processes
+    assert len(suite.get_benchmark("broken").get_process_means()) == 1
