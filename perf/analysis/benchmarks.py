@@ -65,9 +65,11 @@ def compare_benchmarks(
     ref_means, new_means = reference.get_process_means(), changed.get_process_means()
     if len(ref_means) < 2 or len(new_means) < 2:
         return compare.unknown_comparison(ref_means, new_means)
-    if robust:
-        return compare.rank_compare_process_means(ref_means, new_means, margin)
     paired = paired_process_means(reference, changed)
     if paired is not None:
+        if robust:
+            return compare.signed_rank_compare_process_means(*paired, margin)
         return compare.compare_paired_process_means(*paired, margin)
+    if robust:
+        return compare.rank_compare_process_means(ref_means, new_means, margin)
     return compare.compare_process_means(ref_means, new_means, margin)

@@ -62,6 +62,7 @@ DIFFERENT = frozenset({SLOWER, FASTER, SMALL_CHANGE})
 WELCH = "welch"
 PAIRED = "paired"
 RANKS = "mann-whitney"
+SIGNED_RANKS = "wilcoxon"
 SUITE = "geometric mean"
 
 #: default equivalence margin: differences under 1 % do not matter
@@ -92,13 +93,18 @@ class Comparison(NamedTuple):
     standard_error: float = math.inf
     #: two-sided p-value of "the ratio is 1"
     p_value: float = 1.0
-    #: WELCH, RANKS or SUITE
+    #: WELCH, PAIRED, RANKS, SIGNED_RANKS or SUITE
     method: str = WELCH
 
     @property
     def different(self) -> bool:
         """True when the interval excludes a ratio of 1."""
         return self.verdict in DIFFERENT
+
+    @property
+    def paired(self) -> bool:
+        """True for the comparison of the pairs of an interleaved run."""
+        return self.method in (PAIRED, SIGNED_RANKS)
 
 
 def _logs(values: Sequence[float], side: str) -> list[float]:
@@ -361,6 +367,106 @@ def rank_compare_process_means(
         standard_error,
         _rank_p_value(below, n, m),
         RANKS,
+    )
+
+
+#: the most pairs for which the exact distribution of W+ is computed
+EXACT_SIGNED_RANK_PAIRS = 50
+
+
+@functools.lru_cache(maxsize=64)
+def _signed_rank_distribution(n: int) -> tuple[int, ...]:
+    """How many of the 2^n sign patterns give W+ = 0, 1, ..., n (n + 1) / 2:
+    the coefficients of the product of (1 + q^i) for i = 1..n."""
+    counts = [1] + [0] * (n * (n + 1) // 2)
+    top = 0
+    for i in range(1, n + 1):
+        top += i
+        for k in range(top, i - 1, -1):
+            counts[k] += counts[k - i]
+    return tuple(counts)
+
+
+def _signed_rank_cut(n: int, confidence: float) -> int:
+    """The largest c with P(W+ <= c) <= (1 - confidence) / 2 (-1 if none)."""
+    alpha = (1 - confidence) / 2
+    total_pairs = n * (n + 1) // 2
+    if n <= EXACT_SIGNED_RANK_PAIRS:
+        counts = _signed_rank_distribution(n)
+        cumulative = 0
+        for w, count in enumerate(counts):
+            cumulative += count
+            if cumulative > alpha * (1 << n):
+                return w - 1
+        return total_pairs
+    z = normal_ppf(1 - alpha)
+    return math.floor(total_pairs / 2 - z * math.sqrt(n * (n + 1) * (2 * n + 1) / 24) - 0.5)
+
+
+def _signed_rank_p_value(above: float, n: int) -> float:
+    """Two-sided p-value of W+ = *above* (zeros count 1/2)."""
+    total_pairs = n * (n + 1) // 2
+    w = min(above, total_pairs - above)
+    if n <= EXACT_SIGNED_RANK_PAIRS:
+        counts = _signed_rank_distribution(n)
+        return min(1.0, 2 * sum(counts[: math.floor(w) + 1]) / (1 << n))
+    sigma = math.sqrt(n * (n + 1) * (2 * n + 1) / 24)
+    return min(1.0, 2 * normal_cdf((w - total_pairs / 2 + 0.5) / sigma))
+
+
+def signed_rank_compare_process_means(
+    reference: Sequence[float],
+    changed: Sequence[float],
+    margin: float = DEFAULT_MARGIN,
+    confidence: float = 0.95,
+) -> Comparison:
+    """The robust comparison of the pairs of an interleaved run (``--robust``
+    on two sides of one ``--compare-to`` run): Wilcoxon's signed-rank test
+    on the per-pair log ratios d.
+
+    The ratio is exp(Hodges-Lehmann estimate): the median of the Walsh
+    averages (d_i + d_j) / 2, i <= j; the interval is the pair of their
+    order statistics that the signed-rank test at ``1 - confidence`` would
+    not reject (exact distribution up to :data:`EXACT_SIGNED_RANK_PAIRS`
+    pairs; unbounded with fewer than 6 pairs at 95 %).  A pair disturbed by
+    a noisy neighbour moves one rank, not the estimate.
+    """
+    _check_levels(margin, confidence)
+    ref_logs = _logs(reference, "reference")
+    new_logs = _logs(changed, "changed benchmark")
+    if len(ref_logs) != len(new_logs):
+        raise ValueError(
+            f"a paired comparison needs as many processes on each side, got {len(ref_logs)} and {len(new_logs)}"
+        )
+    n = len(ref_logs)
+    differences = [new - ref for ref, new in zip(ref_logs, new_logs)]
+    walsh = sorted((differences[i] + differences[j]) / 2 for i in range(n) for j in range(i, n))
+    count = len(walsh)
+    middle = count // 2
+    estimate = walsh[middle] if count % 2 else (walsh[middle - 1] + walsh[middle]) / 2
+    cut = _signed_rank_cut(n, confidence)
+    low, high = (-math.inf, math.inf) if cut < 0 else (walsh[cut], walsh[count - 1 - cut])
+    band = math.log1p(margin)
+    verdict = _verdict(low, high, band)
+    z = normal_ppf(1 - (1 - confidence) / 2)
+    standard_error = (high - low) / (2 * z)
+    needed = None
+    if verdict == INCONCLUSIVE and math.isfinite(standard_error):
+        needed = _needed_processes(n * standard_error**2, band, confidence)  # per-pair variance
+    above = sum(1 for value in walsh if value > 0) + 0.5 * sum(1 for value in walsh if value == 0)
+    return Comparison(
+        math.exp(estimate),
+        math.exp(low),
+        math.exp(high),
+        confidence,
+        verdict,
+        n,
+        n,
+        math.nan,
+        needed,
+        standard_error,
+        _signed_rank_p_value(above, n),
+        SIGNED_RANKS,
     )
 
 

@@ -401,7 +401,7 @@ def _environment_warnings(
     checks = (("hostname", "hosts"), ("cpu_model_name", "CPUs"), ("python_version", "Python builds"))
     reference = suites[0]
     for index, (suite, title) in enumerate(zip(suites[1:], titles[1:])):
-        if all(entry.comparisons[index].method == compare.PAIRED for entry in entries):
+        if all(entry.comparisons[index].paired for entry in entries):
             continue
         for key, what in checks:
             ref_values, new_values = _values_of(reference, key), _values_of(suite, key)

@@ -29,7 +29,6 @@ from perf.analysis.compare import (
     INCONCLUSIVE,
     MAX_SUGGESTED_PROCESSES,
     NO_CHANGE,
-    PAIRED,
     SLOWER,
     SMALL_CHANGE,
     Comparison,
@@ -108,7 +107,7 @@ def format_needed(comparison: Comparison, margin: float) -> str:
         return ""
     count = comparison.needed_processes
     about = f"more than {count}" if count >= MAX_SUGGESTED_PROCESSES else f"about {count}"
-    unit = "interleaved pairs" if comparison.method == PAIRED else "processes per file"
+    unit = "interleaved pairs" if comparison.paired else "processes per file"
     return f"{about} {unit} would narrow it to +-{margin * 100:g}%"
 
 
@@ -116,7 +115,7 @@ def format_verdict(comparison: Comparison, margin: float) -> str:
     """One sentence: the verdict, why, and the process counts."""
     band = f"{margin * 100:g}%"
     level = f"{comparison.confidence * 100:g}%"
-    if comparison.method == PAIRED:
+    if comparison.paired:
         counts = f"{comparison.reference_processes} interleaved pairs"
     else:
         counts = f"{comparison.reference_processes} vs {comparison.changed_processes} processes"

@@ -10,15 +10,18 @@ import pytest
 
 from perf.analysis.compare import (
     EXACT_RANK_PAIRS,
+    EXACT_SIGNED_RANK_PAIRS,
     FASTER,
     INCONCLUSIVE,
     MAX_SUGGESTED_PROCESSES,
     NO_CHANGE,
     PAIRED,
     RANKS,
+    SIGNED_RANKS,
     SLOWER,
     SMALL_CHANGE,
     SUITE,
+    _signed_rank_distribution,
     _u_distribution,
     benjamini_hochberg,
     combine_comparisons,
@@ -26,6 +29,7 @@ from perf.analysis.compare import (
     compare_process_means,
     expected_by_chance,
     rank_compare_process_means,
+    signed_rank_compare_process_means,
     unknown_comparison,
     win_rate,
 )
@@ -249,6 +253,87 @@ def test_rank_interval_coverage_on_a_a_data():
         result = rank_compare_process_means(reference, changed, margin=0.0)
         covered += result.low <= 1 <= result.high
     assert covered / trials >= 0.93
+
+
+# --- robust and paired: Wilcoxon signed-rank -----------------------------------
+
+
+def brute_force_signed_rank_counts(n):
+    counts = [0] * (n * (n + 1) // 2 + 1)
+    for signs in itertools.product((0, 1), repeat=n):
+        counts[sum(rank for rank, positive in zip(range(1, n + 1), signs) if positive)] += 1
+    return counts
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 10])
+def test_signed_rank_distribution_matches_enumeration(n):
+    assert list(_signed_rank_distribution(n)) == brute_force_signed_rank_counts(n)
+
+
+def paired(level, count, spread, seed, drift=0.0):
+    """Pairs sharing a drift (and a per-pair disturbance), changed = level x reference."""
+    rng = random.Random(seed)
+    shared = [math.exp(drift * index + rng.gauss(0, 0.05)) for index in range(count)]
+    reference = [value * math.exp(rng.gauss(0, spread)) for value in shared]
+    changed = [level * value * math.exp(rng.gauss(0, spread)) for value in shared]
+    return reference, changed
+
+
+def test_signed_rank_estimate_is_the_median_walsh_average():
+    reference, changed = [1.0, 1.0, 1.0], [1.1, 1.3, 0.9]
+    result = signed_rank_compare_process_means(reference, changed)
+    d = [math.log(value) for value in changed]
+    walsh = sorted((d[i] + d[j]) / 2 for i in range(3) for j in range(i, 3))
+    assert math.log(result.ratio) == pytest.approx((walsh[2] + walsh[3]) / 2)
+    assert result.method == SIGNED_RANKS and result.paired
+    assert (result.reference_processes, result.changed_processes) == (3, 3)
+
+
+def test_signed_rank_needs_six_pairs_for_a_95_interval():
+    five = signed_rank_compare_process_means(*paired(1.5, 5, 0.001, 1))
+    assert (five.low, five.high, five.verdict) == (0.0, math.inf, INCONCLUSIVE)
+    assert five.p_value == pytest.approx(2 / 32)  # every pair slower: the smallest p-value of 5 pairs
+    six = signed_rank_compare_process_means(*paired(1.5, 6, 0.001, 1))
+    assert six.verdict == SLOWER
+    assert six.p_value == pytest.approx(2 / 64)
+    d = sorted(math.log(b / a) for a, b in zip(*paired(1.5, 6, 0.001, 1)))
+    assert (math.log(six.low), math.log(six.high)) == pytest.approx((d[0], d[-1]))  # cut 0: extreme Walsh averages
+
+
+def test_signed_rank_cancels_drift_and_resists_one_disturbed_pair():
+    reference, changed = paired(1.03, 20, 0.003, 2, drift=0.02)
+    result = signed_rank_compare_process_means(reference, changed)
+    assert result.verdict == SLOWER
+    assert result.ratio == pytest.approx(1.03, rel=0.005)
+    disturbed = [*changed[:-1], changed[-1] * 3]  # a noisy neighbour during one worker
+    robust = signed_rank_compare_process_means(reference, disturbed)
+    assert robust.verdict == SLOWER
+    assert robust.ratio == pytest.approx(result.ratio, rel=0.003)
+    assert compare_paired_process_means(reference, disturbed).verdict == INCONCLUSIVE  # the t test is not robust
+
+
+def test_signed_rank_exact_and_normal_agree_near_the_switch():
+    n = EXACT_SIGNED_RANK_PAIRS
+    reference, changed = paired(1.01, n + 1, 0.02, 3)
+    exact = signed_rank_compare_process_means(reference[:n], changed[:n])
+    normal = signed_rank_compare_process_means(reference, changed)
+    assert normal.low == pytest.approx(exact.low, rel=0.005)
+    assert normal.high == pytest.approx(exact.high, rel=0.005)
+    assert normal.p_value == pytest.approx(exact.p_value, abs=0.02)
+
+
+def test_signed_rank_interval_coverage_on_a_a_pairs():
+    covered = 0
+    trials = 300
+    for seed in range(trials):
+        result = signed_rank_compare_process_means(*paired(1.0, 12, 0.02, 100 + seed, drift=0.01), margin=0.0)
+        covered += result.low <= 1 <= result.high
+    assert covered / trials >= 0.93
+
+
+def test_signed_rank_refuses_unequal_sides():
+    with pytest.raises(ValueError, match="as many processes on each side"):
+        signed_rank_compare_process_means([1.0, 1.1, 1.2], [1.0, 1.1])
 
 
 # --- suites, chance and false discoveries -------------------------------------------

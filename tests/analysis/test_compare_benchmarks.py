@@ -9,7 +9,7 @@ import random
 import pytest
 
 from perf.analysis.benchmarks import compare_benchmarks, paired_process_means
-from perf.analysis.compare import PAIRED, RANKS, WELCH, paired_win_rate
+from perf.analysis.compare import PAIRED, RANKS, SIGNED_RANKS, WELCH, paired_win_rate
 from perf.measure.manager import pair_order
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
@@ -40,8 +40,12 @@ def test_two_sides_of_one_interleaved_run_are_paired():
     assert means is not None
     assert means[0] == pytest.approx(reference) and means[1] == pytest.approx(changed)
     result = compare_benchmarks(ref, new)
-    assert result.method == PAIRED and result.verdict == "slower"
-    assert compare_benchmarks(ref, new, robust=True).method == RANKS
+    assert result.method == PAIRED and result.verdict == "slower" and result.paired
+    robust = compare_benchmarks(ref, new, robust=True)
+    assert robust.method == SIGNED_RANKS and robust.verdict == "slower" and robust.paired
+    # the drift is larger than the change: unpaired, the ranks see nothing
+    unpaired = compare_benchmarks(side(reference, seed=None), side(changed, seed=None), robust=True)
+    assert unpaired.method == RANKS and unpaired.verdict == "inconclusive" and not unpaired.paired
 
 
 def test_pairs_are_matched_by_number_not_by_position():
