@@ -64,6 +64,27 @@ class SysFS:
         with open(self.path(path), "w", encoding="utf-8") as fp:
             fp.write(text)
 
+    def read_msr(self, cpu: int, register: int) -> int:
+        """The 64-bit model-specific register *register* of *cpu*, from
+        ``/dev/cpu/CPU/msr`` (needs root and the msr module); raises
+        OSError."""
+        fd = os.open(self.path(f"/dev/cpu/{cpu}/msr"), os.O_RDONLY)
+        try:
+            data = os.pread(fd, 8, register)
+        finally:
+            os.close(fd)
+        if len(data) != 8:
+            raise OSError(f"short read of MSR {register:#x} of CPU {cpu}")
+        return int.from_bytes(data, "little")
+
+    def write_msr(self, cpu: int, register: int, value: int) -> None:
+        """Write a model-specific register; raises OSError."""
+        fd = os.open(self.path(f"/dev/cpu/{cpu}/msr"), os.O_WRONLY)
+        try:
+            os.pwrite(fd, value.to_bytes(8, "little"), register)
+        finally:
+            os.close(fd)
+
 
 #: the real system
 DEFAULT = SysFS("/")
