@@ -30,6 +30,7 @@ COMMANDS = {
     "convert": "perf.cli.convert",
     "timeit": "perf.cli.timeit",
     "command": "perf.cli.command",
+    "system": "perf.cli.system",
 }
 
 #: commands that parse their own options (a Runner's): ``main(argv) -> int``

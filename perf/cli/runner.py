@@ -93,6 +93,7 @@ class Runner:
         self._suite: list[str] = []
         self._results: list[list[Benchmark]] = []
         self._managers: tuple[list[Any], tuple[str, str] | None] | None = None
+        self._lock: Any = None
         self.args: argparse.Namespace | None = None
         self.argparser = _argparser if _argparser is not None else ArgumentParser(description="Benchmark")
         runner_options.add_runner_arguments(self.argparser, self._budget, self._warmups, loops, min_time)
@@ -337,6 +338,7 @@ class Runner:
         args = self.args
         assert args is not None
         if index == 0:
+            self._lock_cpus()
             display.print_layout_warnings(args)
             names = self._suite_names(name)
             if len(names) > 1:
@@ -356,6 +358,45 @@ class Runner:
             results = self._run_benchmarks([(index, name)])[0]
         self._show(name, results)
         return results[0] if len(results) == 1 else None
+
+    def _lock_cpus(self) -> None:
+        """Hold the lock of the CPUs the workers use (all of them without
+        --affinity) until this process exits, so that two perf runs, or a
+        run and ``system tune``, never overlap; --lock chooses what to do
+        when another run holds it."""
+        from perf.platform.cpus import format_cpu_list, get_cpu_affinity, parse_cpu_list
+        from perf.platform.lock import CpuLock
+
+        args = self.args
+        assert args is not None
+        if args.lock == "none":
+            return
+        cpus = (
+            parse_cpu_list(args.affinity) if args.affinity else sorted(get_cpu_affinity() or range(os.cpu_count() or 1))
+        )
+        argv = list(sys.argv)
+        if self._program_args[:2] == ("-m", "perf"):  # python -m perf timeit: not .../perf/__main__.py timeit
+            argv[:1] = ["-m", "perf"]
+        lock = CpuLock(cpus, command=[os.path.basename(sys.executable), *argv])
+
+        def waiting(holders: list[Any]) -> None:
+            sys.stdout.flush()
+            cpu_text = format_cpu_list(holder.cpu for holder in holders)
+            print(
+                f"Waiting for the benchmark running on CPU {cpu_text} ({holders[0].describe()}) to finish "
+                "(--lock fail: stop instead)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        holders = lock.acquire(wait=args.lock == "wait", on_wait=waiting)
+        if holders:
+            cpu_text = format_cpu_list(holder.cpu for holder in holders)
+            raise UsageError(
+                f"another benchmark is running on CPU {cpu_text} ({holders[0].describe()}): wait for it to "
+                "finish, or use --lock wait"
+            )
+        self._lock = lock  # held until exit
 
     def _suite_names(self, name: str) -> list[str]:
         """The benchmarks of a bench script, listed by a worker before the

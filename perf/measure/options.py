@@ -207,6 +207,12 @@ def add_runner_arguments(
     add("-t", "--stats", action="store_true", help="show statistics")
     add("--affinity", type=cpu_list, metavar="CPU_LIST", help="pin workers to these CPUs (default: isolated CPUs)")
     add(
+        "--lock",
+        choices=("wait", "fail", "none"),
+        default="wait",
+        help="when another perf run uses the same CPUs: wait for it (default), fail, or run anyway (none)",
+    )
+    add(
         "--inherit-environ",
         type=comma_list,
         metavar="VARS",

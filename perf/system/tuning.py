@@ -1,0 +1,367 @@
+"""``perf system show|tune|reset``: run the operations, save and restore.
+
+``show`` asks every available operation for its state.  ``tune`` collects
+the changes the operations plan, reads what each one will overwrite,
+saves that to the state file (merged with an existing one: the first
+``tune`` wins), and only then applies them.  ``reset`` writes the saved
+values back in the same order, reads them again to check, and removes the
+state file when everything is back; without a state file it falls back to
+the operations' defaults and says so.  Every problem is a message of the
+operation it concerns; nothing stops the other operations.
+
+Must not: print or exit (the report goes to :mod:`perf.render.system`).
+"""
+
+from __future__ import annotations
+
+import errno
+import importlib
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence, TypeVar
+
+from perf.errors import SystemTuningError
+from perf.platform.cpus import format_cpu_list, get_isolated_cpus, parse_cpu_list
+from perf.platform.services import ServiceManager
+from perf.platform.sysfs import SysFS
+from perf.system.operation import Change, Context, FileChange, Messages, MsrChange, Operation
+from perf.system.state import (
+    DEFAULT_STATE_FILE,
+    Entry,
+    FileEntry,
+    MsrEntry,
+    SavedState,
+    ServiceEntry,
+    load_state,
+    remove_state,
+    save_state,
+)
+
+T = TypeVar("T")
+
+#: the operation modules, in the order their changes are applied (the
+#: governor before Turbo Boost: on intel_pstate, setting the governor
+#: can switch no_turbo back)
+OPERATION_MODULES = (
+    "perf.system.perf_event",
+    "perf.system.aslr",
+    "perf.system.cpu_isolation",
+    "perf.system.cpu_frequency",
+    "perf.system.turbo_boost",
+    "perf.system.irq_affinity",
+    "perf.system.power_supply",
+)
+
+
+def all_operations() -> list[Operation]:
+    """One instance of every operation class, in application order."""
+    operations: list[Operation] = []
+    for name in OPERATION_MODULES:
+        module = importlib.import_module(name)
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Operation)
+                and value is not Operation
+                and value.__module__ == name
+            ):
+                operations.append(value())
+    return operations
+
+
+def make_context(
+    sysfs: SysFS,
+    services: ServiceManager,
+    affinity: Sequence[int] | None = None,
+    is_root: bool | None = None,
+) -> Context:
+    """The benchmark CPUs are *affinity* (``--affinity``) when given, else
+    the isolated CPUs, else every online CPU (pyperf let isolated CPUs win
+    over ``--affinity``, against its documentation)."""
+    online = sysfs.read_first_line("/sys/devices/system/cpu/online")
+    try:
+        all_cpus = parse_cpu_list(online) if online else []
+    except ValueError:
+        all_cpus = []
+    if not all_cpus:
+        all_cpus = list(range(os.cpu_count() or 1))
+    cpus = sorted(set(affinity)) if affinity else get_isolated_cpus(sysfs) or list(all_cpus)
+    if is_root is None:
+        is_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    return Context(sysfs, services, cpus, all_cpus, is_root)
+
+
+@dataclass
+class SystemReport:
+    """What ``show``/``tune``/``reset`` did and found."""
+
+    action: str
+    messages: Messages = field(default_factory=Messages)
+    #: the operations available on this machine
+    operations: int = 0
+
+    @property
+    def tuned(self) -> bool:
+        return not self.messages.not_tuned
+
+    @property
+    def exit_code(self) -> int:
+        """1 on errors, 2 when ``show`` finds the system not tuned, else 0."""
+        if self.messages.errors:
+            return 1
+        if self.action == "show" and not self.tuned:
+            return 2
+        return 0
+
+
+def _guarded(operation: Operation, messages: Messages, default: T, call: Callable[..., T], *args: Any) -> T:
+    """``call(*args)``, or *default* with an error message of *operation*
+    when it raises: a surprising kernel file must not stop the others."""
+    try:
+        return call(*args)
+    except Exception as exc:  # reported; the other operations go on
+        operation.error(messages, f"failed: {type(exc).__name__}: {exc}")
+        return default
+
+
+def _available(context: Context, operations: Sequence[Operation] | None, messages: Messages) -> list[Operation]:
+    return [
+        operation
+        for operation in (all_operations() if operations is None else operations)
+        if _guarded(operation, messages, False, operation.available, context)
+    ]
+
+
+def _show(context: Context, operations: Sequence[Operation], messages: Messages) -> None:
+    messages.states.insert(
+        0, f"CPU: benchmarks use {len(context.cpus)} of {len(context.all_cpus)} CPUs: {format_cpu_list(context.cpus)}"
+    )
+    for operation in operations:
+        _guarded(operation, messages, None, operation.show, context, messages)
+
+
+def show(context: Context, operations: Sequence[Operation] | None = None) -> SystemReport:
+    report = SystemReport("show")
+    available = _available(context, operations, report.messages)
+    report.operations = len(available)
+    _show(context, available, report.messages)
+    return report
+
+
+def describe(change: Change) -> str:
+    """What a change writes, for ``--dry-run``."""
+    if isinstance(change, FileChange):
+        return f"write {change.text!r} into {change.path}"
+    if isinstance(change, MsrChange):
+        return f"{'set' if change.value else 'clear'} bit {change.bit} of MSR {change.register:#x} on CPU {change.cpu}"
+    return f"{'start' if change.active else 'stop'} the {change.name} service"
+
+
+def _previous(context: Context, change: Change) -> Entry:
+    """What *change* will overwrite; raises OSError when it cannot be read."""
+    if isinstance(change, FileChange):
+        text = context.sysfs.read_text(change.path)
+        if text is None:
+            raise OSError(errno.ENOENT, f"cannot read {change.path}")
+        return FileEntry(change.path, text)
+    if isinstance(change, MsrChange):
+        value = context.sysfs.read_msr(change.cpu, change.register)
+        return MsrEntry(change.cpu, change.register, change.bit, bool(value >> change.bit & 1))
+    active = context.services.is_active(change.name)
+    if active is None:
+        raise OSError(errno.ENOENT, f"the state of the {change.name} service is unknown")
+    return ServiceEntry(change.name, active)
+
+
+def _write_msr_bit(context: Context, cpu: int, register: int, bit: int, value: bool) -> None:
+    current = context.sysfs.read_msr(cpu, register)
+    wanted = current | (1 << bit) if value else current & ~(1 << bit)
+    if wanted != current:
+        context.sysfs.write_msr(cpu, register, wanted)
+
+
+def _apply(context: Context, operation: Operation, change: Change, messages: Messages) -> None:
+    try:
+        if isinstance(change, FileChange):
+            try:
+                context.sysfs.write_text(change.path, change.text)
+            except OSError as exc:
+                if exc.errno in change.ignore_errno:
+                    return
+                raise
+        elif isinstance(change, MsrChange):
+            _write_msr_bit(context, change.cpu, change.register, change.bit, change.value)
+        else:
+            failure = context.services.set_active(change.name, change.active)
+            if failure:
+                operation.error(messages, failure)
+                return
+    except OSError as exc:
+        operation.error(messages, f"cannot {describe(change)}: {exc.strerror or exc}")
+        return
+    messages.actions.append(f"{operation.name}: {change.action}")
+
+
+def require_root(context: Context, action: str, dry_run: bool) -> None:
+    if not dry_run and not context.is_root:
+        raise SystemTuningError(f"system {action} writes to /sys and /proc: run it as root (or use --dry-run)")
+
+
+def tune(
+    context: Context,
+    state_file: str | None = None,
+    *,
+    dry_run: bool = False,
+    operations: Sequence[Operation] | None = None,
+) -> SystemReport:
+    """Save what the changes will overwrite, then apply them; raises
+    SystemTuningError (nothing changed) when not root or when the state
+    cannot be saved."""
+    require_root(context, "tune", dry_run)
+    path = context.sysfs.path(state_file or DEFAULT_STATE_FILE)
+    report = SystemReport("tune")
+    messages = report.messages
+    available = _available(context, operations, messages)
+    report.operations = len(available)
+    planned: list[tuple[Operation, Change]] = []
+    for operation in available:
+        changes: Sequence[Change] = _guarded(operation, messages, (), operation.tune, context, messages)
+        planned.extend((operation, change) for change in changes)
+    state = load_state(path) or SavedState()
+    kept: list[tuple[Operation, Change]] = []
+    added = False
+    for operation, change in planned:
+        try:
+            entry = _previous(context, change)
+        except OSError as exc:
+            operation.error(messages, f"cannot {describe(change)}: {exc.strerror or exc}")
+            continue
+        added |= state.add(entry)
+        kept.append((operation, change))
+    if dry_run:
+        messages.actions.extend(f"{operation.name}: would {describe(change)}" for operation, change in kept)
+    else:
+        if added:
+            save_state(state, path)  # before the first write
+        for operation, change in kept:
+            _apply(context, operation, change, messages)
+    after = Messages()
+    _show(context, available, after)
+    messages.states = after.states
+    messages.advices = after.advices
+    messages.not_tuned = after.not_tuned
+    messages.warnings = after.warnings + messages.warnings
+    messages.errors = after.errors + messages.errors
+    return report
+
+
+def _restore(context: Context, entry: Entry) -> str | None:
+    """Write *entry* back and read it again; an error message or None."""
+    try:
+        if isinstance(entry, FileEntry):
+            context.sysfs.write_text(entry.path, entry.previous)
+            now = context.sysfs.read_text(entry.path)
+            if now != entry.previous:
+                return f"{entry.path}: wrote back {entry.previous!r} but it reads {now!r}"
+        elif isinstance(entry, MsrEntry):
+            _write_msr_bit(context, entry.cpu, entry.register, entry.bit, entry.previous)
+            if bool(context.sysfs.read_msr(entry.cpu, entry.register) >> entry.bit & 1) != entry.previous:
+                return f"MSR {entry.register:#x} of CPU {entry.cpu}: bit {entry.bit} did not go back"
+        else:
+            return context.services.set_active(entry.name, entry.previous)
+    except OSError as exc:
+        return f"cannot restore {_restored(entry)}: {exc.strerror or exc}"
+    return None
+
+
+def _restored(entry: Entry) -> str:
+    if isinstance(entry, FileEntry):
+        return entry.path
+    if isinstance(entry, MsrEntry):
+        return f"bit {entry.bit} of MSR {entry.register:#x} on CPU {entry.cpu}"
+    return f"the {entry.name} service ({'running' if entry.previous else 'stopped'})"
+
+
+def _group_irqs(entries: Sequence[Entry]) -> list[str]:
+    """Names of restored entries, the per-IRQ affinity files as one."""
+    names: list[str] = []
+    irqs: list[int] = []
+    for entry in entries:
+        parts = entry.path.split("/") if isinstance(entry, FileEntry) else []
+        if len(parts) == 5 and parts[1:3] == ["proc", "irq"] and parts[3].isdigit() and parts[4] == "smp_affinity":
+            irqs.append(int(parts[3]))
+        else:
+            names.append(_restored(entry))
+    if irqs:
+        names.append(f"/proc/irq/N/smp_affinity of IRQ {format_cpu_list(irqs)}")
+    return names
+
+
+RESET = "Reset"
+
+
+class _Reset(Operation):
+    """The messages of restoring a saved state."""
+
+    name = RESET
+
+
+def reset(
+    context: Context,
+    state_file: str | None = None,
+    *,
+    dry_run: bool = False,
+    operations: Sequence[Operation] | None = None,
+) -> SystemReport:
+    """Restore the saved state (or, without one, the defaults)."""
+    require_root(context, "reset", dry_run)
+    path = context.sysfs.path(state_file or DEFAULT_STATE_FILE)
+    report = SystemReport("reset")
+    messages = report.messages
+    available = _available(context, operations, messages)
+    report.operations = len(available)
+    state = load_state(path)
+    restorer = _Reset()
+    if state is None:
+        restorer.warning(
+            messages,
+            f"no saved state in {path} (no tune since the last boot, or it was removed): "
+            "writing the usual defaults instead of the previous values",
+        )
+        planned: list[tuple[Operation, Change]] = []
+        for operation in available:
+            defaults: Sequence[Change] = _guarded(operation, messages, (), operation.defaults, context, messages)
+            planned.extend((operation, change) for change in defaults)
+        for operation, change in planned:
+            if dry_run:
+                messages.actions.append(f"{operation.name}: would {describe(change)}")
+            else:
+                _apply(context, operation, change, messages)
+    elif dry_run:
+        messages.actions.extend(
+            f"{RESET}: would restore {_restored(entry)}"
+            + (f" to {entry.previous!r}" if isinstance(entry, FileEntry) else "")
+            for entry in state.entries
+        )
+    else:
+        failed = []
+        for entry in state.entries:
+            failure = _restore(context, entry)
+            if failure:
+                restorer.error(messages, failure)
+                failed.append(entry)
+        restored = [entry for entry in state.entries if entry not in failed]
+        if restored:
+            when = f" (saved by tune on {state.created})" if state.created else ""
+            messages.actions.append(f"{RESET}: restored {', '.join(_group_irqs(restored))}{when}")
+        if failed:
+            restorer.error(messages, f"kept {path}: fix the errors above, then run reset again")
+        else:
+            remove_state(path)
+            messages.actions.append(f"{RESET}: removed {path}")
+    after = Messages()
+    _show(context, available, after)
+    messages.states = after.states
+    messages.warnings = messages.warnings + after.warnings
+    messages.errors = messages.errors + after.errors
+    return report
