@@ -217,3 +217,21 @@ class FakeServiceManager(ServiceManager):
             return f"systemctl {'start' if active else 'stop'} {name} failed with exit code 1"
         self.services[name] = active
         return None
+
+
+#: INTEL_LAPTOP on battery: the AC adapter is offline, the battery discharges
+INTEL_ON_BATTERY = {
+    **INTEL_LAPTOP,
+    "/sys/class/power_supply/AC/online": "0\n",
+    "/sys/class/power_supply/BAT0/status": "Discharging\n",
+}
+
+#: INTEL_LAPTOP with its second core (CPUs 1 and 3, both siblings)
+#: isolated, tickless and with RCU callbacks offloaded; intel_pstate lets their
+#: frequency move between 400 MHz and 4.6 GHz
+INTEL_NOHZ_FULL = {
+    **INTEL_LAPTOP,
+    "/proc/cmdline": "BOOT_IMAGE=/vmlinuz-6.1 root=/dev/nvme0n1p2 ro isolcpus=1,3 nohz_full=1,3 rcu_nocbs=1,3\n",
+    f"{CPU}/isolated": "1,3\n",
+    f"{CPU}/nohz_full": "1,3\n",
+}

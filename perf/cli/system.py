@@ -63,8 +63,9 @@ def run(args: argparse.Namespace) -> int:
         report = tuning.show(context)
     else:
         tuning.require_root(context, args.action, args.dry_run)
-        holders = CpuLock(context.all_cpus, folder=None if real else context.sysfs.path("/run/lock/perf")).busy()
-        if holders and not args.dry_run:
+        folder = None if real else context.sysfs.path("/run/lock/perf")
+        holders = [] if args.dry_run else CpuLock(context.all_cpus, folder=folder).busy()
+        if holders:
             cpus = format_cpu_list(holder.cpu for holder in holders)
             raise UsageError(
                 f"a benchmark is running on CPU {cpus} ({holders[0].describe()}): system {args.action} would "

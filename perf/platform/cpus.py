@@ -101,3 +101,30 @@ def set_cpu_affinity(cpus: Iterable[int]) -> bool:
         return False
     process.cpu_affinity(sorted(cpus))
     return True
+
+
+def parse_cpu_mask(text: str) -> list[int]:
+    """Parse a kernel hexadecimal CPU mask such as ``"f"`` or
+    ``"00000000,0000000f"`` (32-bit groups): ``[0, 1, 2, 3]``.
+
+    Raises ValueError on malformed input.
+    """
+    groups = text.strip().split(",")
+    if any(not group or not all(char in "0123456789abcdefABCDEF" for char in group) for group in groups):
+        raise ValueError(f"invalid CPU mask {text!r}")
+    value = int("".join(groups), 16)
+    return [cpu for cpu in range(value.bit_length()) if value >> cpu & 1]
+
+
+def format_cpu_mask(cpus: Iterable[int], like: str = "") -> str:
+    """Format CPUs as a hexadecimal mask in the style of *like* (a mask
+    read from the kernel): 32-bit groups of 8 digits joined by commas when
+    *like* has commas, else one number padded with zeros to its width."""
+    value = 0
+    for cpu in cpus:
+        value |= 1 << cpu
+    like = like.strip()
+    if "," in like:
+        count = max(like.count(",") + 1, (value.bit_length() + 31) // 32)
+        return ",".join(f"{value >> (32 * index) & 0xFFFFFFFF:08x}" for index in reversed(range(count)))
+    return f"{value:0{len(like) or 1}x}"

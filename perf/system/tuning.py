@@ -133,11 +133,15 @@ def _available(context: Context, operations: Sequence[Operation] | None, message
 
 
 def _show(context: Context, operations: Sequence[Operation], messages: Messages) -> None:
-    messages.states.insert(
-        0, f"CPU: benchmarks use {len(context.cpus)} of {len(context.all_cpus)} CPUs: {format_cpu_list(context.cpus)}"
-    )
     for operation in operations:
         _guarded(operation, messages, None, operation.show, context, messages)
+
+
+def _merge(first: list[str], second: list[str]) -> list[str]:
+    """Both lists, without saying the same thing twice (an operation
+    that could not read a file says so when planning and again in the
+    ``show`` that follows)."""
+    return first + [message for message in second if message not in first]
 
 
 def show(context: Context, operations: Sequence[Operation] | None = None) -> SystemReport:
@@ -250,8 +254,8 @@ def tune(
     messages.states = after.states
     messages.advices = after.advices
     messages.not_tuned = after.not_tuned
-    messages.warnings = after.warnings + messages.warnings
-    messages.errors = after.errors + messages.errors
+    messages.warnings = _merge(after.warnings, messages.warnings)
+    messages.errors = _merge(after.errors, messages.errors)
     return report
 
 
@@ -362,6 +366,6 @@ def reset(
     after = Messages()
     _show(context, available, after)
     messages.states = after.states
-    messages.warnings = messages.warnings + after.warnings
-    messages.errors = messages.errors + after.errors
+    messages.warnings = _merge(messages.warnings, after.warnings)
+    messages.errors = _merge(messages.errors, after.errors)
     return report

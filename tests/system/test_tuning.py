@@ -99,7 +99,7 @@ def test_context_cpus(tmp_path):
 def test_show_reports_and_counts_untuned(tmp_path):
     _, context = machine(tmp_path)
     report = tuning.show(context, OPERATIONS)
-    assert report.messages.states == ["CPU: benchmarks use 2 of 4 CPUs: 1,3", "Rate: rate 100000"]
+    assert report.messages.states == ["Rate: rate 100000"]
     assert report.messages.advices == ["Rate: set the rate to 1"]
     assert (report.tuned, report.exit_code, report.operations) == (False, 2, 3)
 
