@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import importlib
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -137,6 +138,29 @@ def _show(context: Context, operations: Sequence[Operation], messages: Messages)
         _guarded(operation, messages, None, operation.show, context, messages)
 
 
+_NUMBERED = re.compile(r"^(.*\b(?:CPU|IRQ) )(\d+)((?: .*)?)$")
+
+
+def group_actions(actions: Sequence[str]) -> list[str]:
+    """One line for the actions that differ only by a CPU or IRQ number
+    (``Governor of CPU 1 set to performance`` and ``... CPU 3 ...`` ->
+    ``Governor of CPU 1,3 set to performance``): 64 CPUs make 64 lines
+    otherwise."""
+    grouped: dict[tuple[str, str], list[int]] = {}
+    order: list[tuple[str, str] | str] = []
+    for action in actions:
+        match = _NUMBERED.match(action)
+        if match is None:
+            order.append(action)
+            continue
+        key = (match.group(1), match.group(3))
+        if key not in grouped:
+            grouped[key] = []
+            order.append(key)
+        grouped[key].append(int(match.group(2)))
+    return [item if isinstance(item, str) else f"{item[0]}{format_cpu_list(grouped[item])}{item[1]}" for item in order]
+
+
 def _merge(first: list[str], second: list[str]) -> list[str]:
     """Both lists, without saying the same thing twice (an operation
     that could not read a file says so when planning and again in the
@@ -249,6 +273,7 @@ def tune(
             save_state(state, path)  # before the first write
         for operation, change in kept:
             _apply(context, operation, change, messages)
+        messages.actions = group_actions(messages.actions)
     after = Messages()
     _show(context, available, after)
     messages.states = after.states
@@ -341,6 +366,7 @@ def reset(
                 messages.actions.append(f"{operation.name}: would {describe(change)}")
             else:
                 _apply(context, operation, change, messages)
+        messages.actions = group_actions(messages.actions)
     elif dry_run:
         messages.actions.extend(
             f"{RESET}: would restore {_restored(entry)}"

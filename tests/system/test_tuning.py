@@ -111,8 +111,7 @@ def test_tune_then_reset_puts_back_every_byte(tmp_path):
     assert report.messages.actions == [
         "Rate: rate set to 1",
         "IRQ: stop irqbalance",
-        "Turbo: turbo off on CPU 1",
-        "Turbo: turbo off on CPU 3",
+        "Turbo: turbo off on CPU 1,3",
     ]
     assert report.exit_code == 0 and report.tuned
     assert (root / RATE.lstrip("/")).read_text() == "1"
@@ -160,6 +159,26 @@ def test_unreadable_value_is_not_changed(tmp_path):
     (root / RATE.lstrip("/")).unlink()
     report = tuning.tune(context, operations=[Rate(), Irqbalance()])
     assert report.messages.actions == ["IRQ: stop irqbalance"]  # Rate is not available any more
+
+
+def test_actions_differing_by_a_cpu_or_irq_are_one_line():
+    assert tuning.group_actions(
+        [
+            "F: Governor of CPU 1 set to performance",
+            "P: Max sample rate set to 1 per second",
+            "F: Governor of CPU 3 set to performance",
+            "F: Governor of CPU 2 set to performance",
+            "I: Affinity of IRQ 30 set to CPU 0,2",
+            "I: Affinity of IRQ 31 set to CPU 0,2",
+            "I: Affinity of IRQ 9 set to CPU 0,2",
+            "T: Turbo Boost disabled on CPU 12",
+        ]
+    ) == [
+        "F: Governor of CPU 1-3 set to performance",
+        "P: Max sample rate set to 1 per second",
+        "I: Affinity of IRQ 9,30-31 set to CPU 0,2",
+        "T: Turbo Boost disabled on CPU 12",
+    ]
 
 
 def test_not_root_changes_nothing(tmp_path):
