@@ -27,8 +27,12 @@ try:
 except ImportError:  # Windows: no advisory locks, runs are not serialised
     fcntl = None  # type: ignore[assignment]
 
-#: where the lock files live; the fallback when it cannot be created
+#: where the lock files live (``PERF_LOCK_DIR`` overrides it: a CI job can
+#: keep its runs apart from another job's on the same machine, or share
+#: one folder between containers); the temporary folder when it cannot be
+#: created
 LOCK_FOLDER = "/run/lock/perf"
+LOCK_FOLDER_VARIABLE = "PERF_LOCK_DIR"
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,8 @@ def lock_folder(folder: str | None = None) -> str | None:
     folder can be used."""
     import tempfile
 
-    candidates = [folder] if folder else [LOCK_FOLDER, os.path.join(tempfile.gettempdir(), "perf-lock")]
+    default = os.environ.get(LOCK_FOLDER_VARIABLE) or LOCK_FOLDER
+    candidates = [folder] if folder else [default, os.path.join(tempfile.gettempdir(), "perf-lock")]
     for candidate in candidates:
         try:
             os.makedirs(candidate, exist_ok=True)

@@ -125,3 +125,12 @@ def test_no_usable_folder_means_no_lock(tmp_path):
     lock = CpuLock([0], folder=str(blocker / "sub"))
     assert lock.folder is None
     assert lock.acquire(wait=False) == [] and lock.busy() == []
+
+
+def test_lock_folder_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("PERF_LOCK_DIR", str(tmp_path / "locks"))
+    lock = CpuLock([0])
+    assert lock.folder == str(tmp_path / "locks")
+    assert lock.acquire(wait=False) == []
+    lock.release()
+    assert (tmp_path / "locks" / "cpu0.lock").exists()
