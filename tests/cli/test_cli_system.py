@@ -240,3 +240,11 @@ def test_tune_then_reset_on_this_machine(tmp_path):
     assert reset.returncode == 0, reset.stdout + reset.stderr
     assert _real_files() == before
     assert not state.exists()
+
+
+@pytest.mark.parametrize("action", ["show", "tune", "reset"])
+def test_a_platform_without_any_knob(tmp_path, capsys, action):
+    """Not Linux, or a container without /sys and /proc: nothing to do, said once."""
+    status, out, err = run(capsys, action, "--root", tmp_path)
+    assert (status, err) == (0, "")
+    assert out.endswith("\n\nNo operation is available on this platform: nothing to show or change\n")
