@@ -377,7 +377,9 @@ class Runner:
         argv = list(sys.argv)
         if self._program_args[:2] == ("-m", "perf"):  # python -m perf timeit: not .../perf/__main__.py timeit
             argv[:1] = ["-m", "perf"]
-        lock = CpuLock(cpus, command=[os.path.basename(sys.executable), *argv])
+        import shlex
+
+        lock = CpuLock(cpus, command=[shlex.quote(word) for word in (os.path.basename(sys.executable), *argv)])
 
         def waiting(holders: list[Any]) -> None:
             sys.stdout.flush()

@@ -64,15 +64,20 @@ def run(args: argparse.Namespace) -> int:
     else:
         tuning.require_root(context, args.action, args.dry_run)
         folder = None if real else context.sysfs.path("/run/lock/perf")
-        holders = [] if args.dry_run else CpuLock(context.all_cpus, folder=folder).busy()
+        # held while writing: a run that starts now waits for tune or reset
+        lock = CpuLock(context.all_cpus, folder=folder, command=[os.path.basename(sys.executable), "-m", "perf", "system", args.action])
+        holders = [] if args.dry_run else lock.acquire(wait=False)
         if holders:
             cpus = format_cpu_list(holder.cpu for holder in holders)
             raise UsageError(
                 f"a benchmark is running on CPU {cpus} ({holders[0].describe()}): system {args.action} would "
                 "change the machine under it; wait for it to finish"
             )
-        action = tuning.tune if args.action == "tune" else tuning.reset
-        report = action(context, os.path.abspath(args.state_file), dry_run=args.dry_run)
+        try:
+            action = tuning.tune if args.action == "tune" else tuning.reset
+            report = action(context, os.path.abspath(args.state_file), dry_run=args.dry_run)
+        finally:
+            lock.release()
     program = f"{os.path.basename(sys.executable) or 'python3'} -m perf"
     print("\n".join(format_report(report, program, args.dry_run)))
     return report.exit_code

@@ -20,7 +20,7 @@ import errno
 from dataclasses import dataclass
 from typing import Sequence
 
-from perf.platform.cpus import format_cpu_list, format_cpu_mask, parse_cpu_mask
+from perf.platform.cpus import format_cpu_list, format_cpu_mask, get_isolated_cpus, parse_cpu_mask
 from perf.system.operation import Change, Context, FileChange, Messages, Operation, ServiceChange
 
 IRQ_DIR = "/proc/irq"
@@ -112,15 +112,25 @@ class IRQAffinity(Operation):
             places.append(f"the affinity of IRQ {format_cpu_list(on_benchmark)}")
         if not places:
             return
-        others = sorted(set(context.all_cpus) - benchmark)
+        others = self.housekeeping(context)
         if not others:
             self.advice(messages, NOWHERE_ADVICE)
             return
+        plural = "s" if len(context.cpus) > 1 else ""
         self.not_tuned(
             messages,
-            f"Move interrupts to CPU {format_cpu_list(others)}, away from the benchmark CPUs "
+            f"Move interrupts to CPU {format_cpu_list(others)}, away from the benchmark CPU{plural} "
             f"{format_cpu_list(context.cpus)}: they are in {' and in '.join(places)}",
         )
+
+    @staticmethod
+    def housekeeping(context: Context) -> list[int]:
+        """Where interrupts go: the CPUs that run no benchmark, and not the
+        isolated ones either when others are left (``--affinity`` may
+        choose a subset of the isolated CPUs)."""
+        others = set(context.all_cpus) - set(context.cpus)
+        isolated = set(get_isolated_cpus(context.sysfs) or ())
+        return sorted(others - isolated or others)
 
     def tune(self, context: Context, messages: Messages) -> Sequence[Change]:
         changes: list[Change] = []
@@ -128,7 +138,7 @@ class IRQAffinity(Operation):
             # first, or irqbalance would move interrupts back
             changes.append(ServiceChange(SERVICE, False, f"{SERVICE} service stopped"))
         benchmark = set(context.cpus)
-        others = sorted(set(context.all_cpus) - benchmark)
+        others = self.housekeeping(context)
         default = self.read_mask(context, DEFAULT_AFFINITY, messages)
         irqs = {irq: mask for irq, mask in self.read_irqs(context).items() if benchmark & set(mask.cpus)}
         if default is not None and not benchmark & set(default.cpus):

@@ -208,14 +208,16 @@ def _write_msr_bit(context: Context, cpu: int, register: int, bit: int, value: b
         context.sysfs.write_msr(cpu, register, wanted)
 
 
-def _apply(context: Context, operation: Operation, change: Change, messages: Messages) -> None:
+def _apply(context: Context, operation: Operation, change: Change, messages: Messages) -> bool:
+    """Apply *change*; False when nothing changed (an error, or an errno
+    the change ignores: an IRQ that cannot move)."""
     try:
         if isinstance(change, FileChange):
             try:
                 context.sysfs.write_text(change.path, change.text)
             except OSError as exc:
                 if exc.errno in change.ignore_errno:
-                    return
+                    return False
                 raise
         elif isinstance(change, MsrChange):
             _write_msr_bit(context, change.cpu, change.register, change.bit, change.value)
@@ -223,11 +225,12 @@ def _apply(context: Context, operation: Operation, change: Change, messages: Mes
             failure = context.services.set_active(change.name, change.active)
             if failure:
                 operation.error(messages, failure)
-                return
+                return False
     except OSError as exc:
         operation.error(messages, f"cannot {describe(change)}: {exc.strerror or exc}")
-        return
+        return False
     messages.actions.append(f"{operation.name}: {change.action}")
+    return True
 
 
 def require_root(context: Context, action: str, dry_run: bool) -> None:
@@ -256,23 +259,29 @@ def tune(
         changes: Sequence[Change] = _guarded(operation, messages, (), operation.tune, context, messages)
         planned.extend((operation, change) for change in changes)
     state = load_state(path) or SavedState()
-    kept: list[tuple[Operation, Change]] = []
-    added = False
+    kept: list[tuple[Operation, Change, Entry | None]] = []
     for operation, change in planned:
         try:
             entry = _previous(context, change)
         except OSError as exc:
             operation.error(messages, f"cannot {describe(change)}: {exc.strerror or exc}")
             continue
-        added |= state.add(entry)
-        kept.append((operation, change))
+        kept.append((operation, change, entry if state.add(entry) else None))
     if dry_run:
-        messages.actions.extend(f"{operation.name}: would {describe(change)}" for operation, change in kept)
+        messages.actions.extend(f"{operation.name}: would {describe(change)}" for operation, change, _ in kept)
     else:
-        if added:
+        if any(entry is not None for _, _, entry in kept):
             save_state(state, path)  # before the first write
-        for operation, change in kept:
-            _apply(context, operation, change, messages)
+        unchanged = [entry for operation, change, entry in kept if not _apply(context, operation, change, messages)]
+        # what this tune did not change needs no restoring (an IRQ that
+        # cannot move would otherwise make every reset fail)
+        dropped = [entry for entry in unchanged if entry is not None]
+        if dropped:
+            state.entries = [entry for entry in state.entries if entry not in dropped]
+            if state.entries:
+                save_state(state, path)
+            else:
+                remove_state(path)
         messages.actions = group_actions(messages.actions)
     after = Messages()
     _show(context, available, after)
@@ -288,6 +297,8 @@ def _restore(context: Context, entry: Entry) -> str | None:
     """Write *entry* back and read it again; an error message or None."""
     try:
         if isinstance(entry, FileEntry):
+            if context.sysfs.read_text(entry.path) == entry.previous:
+                return None  # nothing to write back
             context.sysfs.write_text(entry.path, entry.previous)
             now = context.sysfs.read_text(entry.path)
             if now != entry.previous:
@@ -355,7 +366,7 @@ def reset(
         restorer.warning(
             messages,
             f"no saved state in {path} (no tune since the last boot, or it was removed): "
-            "writing the usual defaults instead of the previous values",
+            f"{'would write' if dry_run else 'writing'} the usual defaults instead of the previous values",
         )
         planned: list[tuple[Operation, Change]] = []
         for operation in available:

@@ -256,3 +256,20 @@ def test_only_irqs_on_benchmark_cpus(tmp_path):
         f"{PREFIX}Move interrupts to CPU 0,2, away from the benchmark CPUs 1,3: they are in the affinity of IRQ 0"
     ]
     assert results["tune"][0] == [irq_change(0, "5", "0,2")]
+
+
+def test_interrupts_never_move_onto_isolated_cpus(tmp_path):
+    """--affinity 3 on a box with CPUs 1 and 3 isolated: interrupts go to
+    0 and 2, not to the isolated CPU 1 that runs no benchmark now."""
+    results = run(irq_context(tmp_path, ISOLATED_SPLIT, cpus=[3]))
+    assert results["show"][1].advices == [
+        f"{PREFIX}Move interrupts to CPU 0,2, away from the benchmark CPU 3: "
+        "they are in the default affinity and in the affinity of IRQ 0,9,30-31"
+    ]
+    assert results["tune"][0][0] == FileChange(DEFAULT, "5", "Default IRQ affinity set to CPU 0,2")
+
+
+def test_isolated_cpus_take_interrupts_when_nothing_else_is_left(tmp_path):
+    files = {**ISOLATED_SPLIT, f"{CPU}/isolated": "1-3\n"}
+    results = run(irq_context(tmp_path, files, cpus=[0]))
+    assert results["tune"][0][0] == FileChange(DEFAULT, "e", "Default IRQ affinity set to CPU 1-3")

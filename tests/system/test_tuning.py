@@ -5,6 +5,7 @@ messages of their operation."""
 from __future__ import annotations
 
 import json
+import pathlib
 
 import pytest
 from system_fakes import INTEL_LAPTOP, ISOLATED_SPLIT, VM, FakeServiceManager, FaultySysFS, build, snapshot
@@ -142,15 +143,37 @@ def test_tune_twice_keeps_the_first_state(tmp_path):
     assert (root / RATE.lstrip("/")).read_text() == "100000\n"  # what it was before the first tune
 
 
-def test_state_is_saved_before_a_failing_write(tmp_path):
-    root, context = machine(tmp_path, sysfs=lambda root: FaultySysFS(root, errors={"/dev/cpu/3/msr": 5}))
+class Watching(FaultySysFS):
+    """Records the saved state at every write."""
+
+    def __init__(self, root):
+        super().__init__(root, errors={"/dev/cpu/3/msr": 5})
+        self.seen = []
+
+    def _record(self):
+        path = state_path(pathlib.Path(self.root))
+        self.seen.append(len(json.loads(path.read_text())["entries"]) if path.exists() else None)
+
+    def write_text(self, path, text):
+        self._record()
+        super().write_text(path, text)
+
+    def write_msr(self, cpu, register, value):
+        self._record()
+        super().write_msr(cpu, register, value)
+
+
+def test_state_is_saved_before_the_first_write(tmp_path):
+    root, context = machine(tmp_path, sysfs=Watching)
     report = tuning.tune(context, operations=OPERATIONS)
+    assert context.sysfs.seen == [4, 4, 4]  # the rate, the MSR of CPU 1 and of CPU 3 (services are not files)
     assert report.messages.errors == [
         "Turbo: cannot set bit 38 of MSR 0x1a0 on CPU 3: Input/output error",
     ]
     assert report.exit_code == 1
-    assert len(json.loads(state_path(root).read_text())["entries"]) == 4
     assert (root / RATE.lstrip("/")).read_text() == "1"  # the others went on
+    # the MSR of CPU 3 did not change: nothing to restore there
+    assert len(json.loads(state_path(root).read_text())["entries"]) == 3
 
 
 def test_unreadable_value_is_not_changed(tmp_path):
@@ -254,3 +277,45 @@ def test_corrupt_state_file_is_an_error(tmp_path):
     with pytest.raises(SystemTuningError, match="cannot read the saved state"):
         tuning.tune(context, operations=OPERATIONS)
     assert snapshot(root) == before
+
+
+class Irq(Operation):
+    name = "IRQ"
+
+    def tune(self, context, messages):
+        return [
+            FileChange(f"/proc/irq/{irq}/smp_affinity", "1", f"Affinity of IRQ {irq} set to CPU 0", ignore_errno=(5,))
+            for irq in (0, 9)
+        ]
+
+
+def test_what_tune_could_not_change_is_not_restored(tmp_path):
+    """IRQ 9 refuses to move (EIO): its entry leaves the state, so reset
+    does not fail on it forever."""
+    root, context = machine(tmp_path, sysfs=lambda root: FaultySysFS(root, errors={"/proc/irq/9/smp_affinity": 5}))
+    before = snapshot(root)
+    report = tuning.tune(context, operations=[Irq()])
+    assert report.messages.actions == ["IRQ: Affinity of IRQ 0 set to CPU 0"]
+    assert report.messages.errors == []
+    paths = [entry["path"] for entry in json.loads(state_path(root).read_text())["entries"]]
+    assert paths == ["/proc/irq/0/smp_affinity"]
+    report = tuning.reset(context, operations=[Irq()])
+    assert report.exit_code == 0, report.messages.errors
+    assert snapshot(root) == before
+
+
+def test_a_tune_that_changed_nothing_leaves_no_state(tmp_path):
+    root, context = machine(
+        tmp_path, sysfs=lambda root: FaultySysFS(root, errors={f"/proc/irq/{irq}/smp_affinity": 5 for irq in (0, 9)})
+    )
+    tuning.tune(context, operations=[Irq()])
+    assert not state_path(root).exists()
+
+
+def test_reset_does_not_write_what_is_already_back(tmp_path):
+    root, context = machine(tmp_path)
+    tuning.tune(context, operations=[Rate()])
+    (root / RATE.lstrip("/")).write_text("100000\n")  # put back by hand
+    context.sysfs = FaultySysFS(root, read_only=[RATE])
+    report = tuning.reset(context, operations=[Rate()])
+    assert report.exit_code == 0 and not state_path(root).exists()
