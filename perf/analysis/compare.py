@@ -316,6 +316,49 @@ def _rank_p_value(below: float, n: int, m: int) -> float:
     return min(1.0, 2 * normal_cdf((u - pairs / 2 + 0.5) / sigma))
 
 
+def _rank_comparison(
+    ordered: Sequence[float],
+    cut: int,
+    counts: tuple[int, int],
+    variance_factor: float,
+    *,
+    p_value: float,
+    method: str,
+    levels: tuple[float, float],
+) -> Comparison:
+    """The Comparison of a rank method: the log ratio is the median of the
+    sorted log differences *ordered*, its interval their order statistics
+    *cut* places in from each end (unbounded when *cut* < 0); the standard
+    error is the one of a normal interval as wide, and
+    ``variance_factor x error^2`` the per-process (per-pair) variance that
+    the suggestion for an inconclusive verdict scales."""
+    size = len(ordered)
+    middle = size // 2
+    estimate = ordered[middle] if size % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    low, high = (-math.inf, math.inf) if cut < 0 else (ordered[cut], ordered[size - 1 - cut])
+    margin, confidence = levels
+    band = math.log1p(margin)
+    verdict = _verdict(low, high, band)
+    standard_error = (high - low) / (2 * normal_ppf(1 - (1 - confidence) / 2))
+    needed = None
+    if verdict == INCONCLUSIVE and math.isfinite(standard_error):
+        needed = _needed_processes(variance_factor * standard_error**2, band, confidence)
+    return Comparison(
+        math.exp(estimate),
+        math.exp(low),
+        math.exp(high),
+        confidence,
+        verdict,
+        counts[0],
+        counts[1],
+        math.nan,
+        needed,
+        standard_error,
+        p_value,
+        method,
+    )
+
+
 def rank_compare_process_means(
     reference: Sequence[float],
     changed: Sequence[float],
@@ -336,37 +379,16 @@ def rank_compare_process_means(
     new_logs = _logs(changed, "changed benchmark")
     n, m = len(ref_logs), len(new_logs)
     differences = sorted(b - a for a in ref_logs for b in new_logs)
-    pairs = len(differences)
-    middle = pairs // 2
-    estimate = differences[middle] if pairs % 2 else (differences[middle - 1] + differences[middle]) / 2
-    cut = _rank_cut(n, m, confidence)
-    if cut < 0:
-        low, high = -math.inf, math.inf
-    else:
-        low, high = differences[cut], differences[pairs - 1 - cut]
-    band = math.log1p(margin)
-    verdict = _verdict(low, high, band)
-    z = normal_ppf(1 - (1 - confidence) / 2)
-    standard_error = (high - low) / (2 * z)
-    needed = None
-    if verdict == INCONCLUSIVE and math.isfinite(standard_error):
-        # per-process variance of an equal-variance design with this error
-        variances = 2 * standard_error**2 / (1 / n + 1 / m)
-        needed = _needed_processes(variances, band, confidence)
     below = sum(1 for value in differences if value < 0) + 0.5 * sum(1 for value in differences if value == 0)
-    return Comparison(
-        math.exp(estimate),
-        math.exp(low),
-        math.exp(high),
-        confidence,
-        verdict,
-        n,
-        m,
-        math.nan,
-        needed,
-        standard_error,
-        _rank_p_value(below, n, m),
-        RANKS,
+    # per-process variance of an equal-variance design with the same error
+    return _rank_comparison(
+        differences,
+        _rank_cut(n, m, confidence),
+        (n, m),
+        2 / (1 / n + 1 / m),
+        p_value=_rank_p_value(below, n, m),
+        method=RANKS,
+        levels=(margin, confidence),
     )
 
 
@@ -441,32 +463,15 @@ def signed_rank_compare_process_means(
     n = len(ref_logs)
     differences = [new - ref for ref, new in zip(ref_logs, new_logs)]
     walsh = sorted((differences[i] + differences[j]) / 2 for i in range(n) for j in range(i, n))
-    count = len(walsh)
-    middle = count // 2
-    estimate = walsh[middle] if count % 2 else (walsh[middle - 1] + walsh[middle]) / 2
-    cut = _signed_rank_cut(n, confidence)
-    low, high = (-math.inf, math.inf) if cut < 0 else (walsh[cut], walsh[count - 1 - cut])
-    band = math.log1p(margin)
-    verdict = _verdict(low, high, band)
-    z = normal_ppf(1 - (1 - confidence) / 2)
-    standard_error = (high - low) / (2 * z)
-    needed = None
-    if verdict == INCONCLUSIVE and math.isfinite(standard_error):
-        needed = _needed_processes(n * standard_error**2, band, confidence)  # per-pair variance
     above = sum(1 for value in walsh if value > 0) + 0.5 * sum(1 for value in walsh if value == 0)
-    return Comparison(
-        math.exp(estimate),
-        math.exp(low),
-        math.exp(high),
-        confidence,
-        verdict,
+    return _rank_comparison(
+        walsh,
+        _signed_rank_cut(n, confidence),
+        (n, n),
         n,
-        n,
-        math.nan,
-        needed,
-        standard_error,
-        _signed_rank_p_value(above, n),
-        SIGNED_RANKS,
+        p_value=_signed_rank_p_value(above, n),
+        method=SIGNED_RANKS,
+        levels=(margin, confidence),
     )
 
 
