@@ -65,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
         tuning.require_root(context, args.action, args.dry_run)
         folder = None if real else context.sysfs.path("/run/lock/perf")
         # held while writing: a run that starts now waits for tune or reset
-        lock = CpuLock(context.all_cpus, folder=folder, command=[os.path.basename(sys.executable), "-m", "perf", "system", args.action])
+        command = [os.path.basename(sys.executable), "-m", "perf", "system", args.action]
+        lock = CpuLock(context.all_cpus, folder=folder, command=command)
         holders = [] if args.dry_run else lock.acquire(wait=False)
         if holders:
             cpus = format_cpu_list(holder.cpu for holder in holders)

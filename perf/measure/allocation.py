@@ -13,7 +13,12 @@ vary mostly inside a process, few when the processes differ from each
 other (then only more processes help).  perf measures the four figures on
 a pilot of :data:`PILOT_PROCESSES` processes and clamps k to
 [:data:`MIN_VALUES`, :data:`MAX_VALUES`]: at least 2 so that the within
-variance stays measurable (R4).
+variance stays measurable (R4).  The warmups are part of the cost of a
+process (every process pays them whatever k).  A pilot whose between
+variance comes out as zero keeps its values per process: six processes
+cannot show that processes agree, and reading it as "values are all that
+helps" (k = 10) cost up to 60 % of the precision per second in
+``bench/adaptive_values.py`` (bench/results/adaptive_values-2026-11-21.txt).
 
 Must not: spawn processes, print, or read the clock.
 """
@@ -31,13 +36,14 @@ MIN_VALUES = 2
 MAX_VALUES = 10
 
 
-def optimal_values(between: float, within: float, process_cost: float, value_cost: float) -> int:
+def optimal_values(between: float, within: float, process_cost: float, value_cost: float) -> int | None:
     """Values per process minimising the variance of the mean for a given
-    time (see the module documentation), clamped."""
+    time (see the module documentation), clamped; None when *between* is
+    zero (no evidence either way: keep the values per process)."""
     if not value_cost > 0 or process_cost <= 0 or within <= 0:
         return MIN_VALUES
     if between <= 0:
-        return MAX_VALUES
+        return None
     best = math.sqrt((process_cost / value_cost) * (within / between))
     return max(MIN_VALUES, min(MAX_VALUES, round(best)))
 
@@ -58,5 +64,5 @@ def pilot_values(benchmark: Benchmark, elapsed: Sequence[float]) -> int | None:
     workers = list(zip(runs, elapsed))
     if len(workers) > 1:
         workers = workers[1:]
-    costs = [seconds - (len(run.values) + len(run.warmups)) * value_cost for run, seconds in workers]
+    costs = [seconds - len(run.values) * value_cost for run, seconds in workers]
     return optimal_values(between, within, mean(costs), value_cost)
