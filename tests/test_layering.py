@@ -20,7 +20,7 @@ ALLOWED = {
     "measure": {"collect", "platform", "storage", "model", "errors", "analysis"},
     "system": {"platform", "errors"},
     "collect": {"platform"},
-    "render": {"analysis", "model"},
+    "render": {"analysis", "model", "errors"},
     "analysis": {"model", "errors"},
     "storage": {"model", "errors"},
     "model": {"analysis.statistics", "errors"},

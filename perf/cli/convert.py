@@ -6,16 +6,38 @@ warmups, update metadata, extract a metadata as the values, remove the
 metadata, write.  Every option is checked and every step is computed in
 memory before anything is written; ``-o`` writes atomically and refuses an
 existing file unless ``--replace`` is given.
+
+``--csv`` and ``--csv-summary`` write the converted result as CSV instead
+of JSON (RFC 4180: comma-separated, quoted when needed, CRLF line ends, a
+header row; numbers with a ``.`` decimal separator, floats as ``repr()``
+writes them, so that they read back exactly):
+
+- ``--csv``: one row per value, warmups included (:data:`VALUE_COLUMNS`):
+  the benchmark, the run's number (1-based, calibration runs included, as
+  ``--include-runs`` counts), the process's number (1-based among the runs
+  with values; empty for a calibration run), ``warmup`` or ``value``, the
+  value's position among the run's warmups or values (1-based), the loop
+  iterations the value is the average of (loops x inner loops), the value
+  in the benchmark's unit, and the unit (``second``, ``byte``...);
+- ``--csv-summary``: one row per benchmark (:data:`SUMMARY_COLUMNS`): the
+  unit, the processes and values counts, the mean, standard deviation,
+  median, minimum and maximum of all values, and the 95 % confidence
+  interval of the mean of process means (a process is one sample).  A
+  figure that needs more values than there are is an empty cell.  The
+  statistics come from the model and :mod:`perf.analysis`.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import os
 import re
 import sys
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Iterator, NamedTuple, Sequence
 
+from perf.analysis.intervals import benchmark_mean_interval
 from perf.errors import IncompatibleRunError, ResultError, UsageError
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import Metadata, get_metadata_info, is_number, parse_metadata
@@ -36,6 +58,23 @@ MEASUREMENT_KEYS = (
     "recalibrate_warmups",
 )
 
+#: the columns of --csv
+VALUE_COLUMNS = ("benchmark", "run", "process", "kind", "index", "loops", "value", "unit")
+#: the columns of --csv-summary
+SUMMARY_COLUMNS = (
+    "benchmark",
+    "unit",
+    "processes",
+    "values",
+    "mean",
+    "std_dev",
+    "median",
+    "min",
+    "max",
+    "ci95_low",
+    "ci95_high",
+)
+
 #: one item of a run list: "7" or "1-3" (spaces allowed around the dash)
 _RUN_ITEM = re.compile(r"([0-9]+)(?:\s*-\s*([0-9]+))?")
 
@@ -45,7 +84,8 @@ RunRanges = tuple[tuple[int, int], ...]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (
         "The steps run in this order, whatever the order of the options: add files, select benchmarks, "
-        "select runs, remove warmups, update metadata, extract metadata, remove metadata, write."
+        "select runs, remove warmups, update metadata, extract metadata, remove metadata, write "
+        "(JSON, or CSV with --csv or --csv-summary)."
     )
     parser.add_argument("input", metavar="INPUT", help="result file (.json, .json.gz, - for stdin)")
     output = parser.add_mutually_exclusive_group(required=True)
@@ -57,6 +97,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--replace", action="store_true", help="with -o: replace OUTPUT if it exists (atomically; may be INPUT)"
     )
     parser.add_argument("--indent", action="store_true", help="indented JSON instead of compact JSON")
+    table = parser.add_mutually_exclusive_group()
+    table.add_argument(
+        "--csv",
+        action="store_true",
+        help="write CSV instead of JSON (-o must end in .csv): one row per value, warmups included; columns: "
+        + ", ".join(VALUE_COLUMNS),
+    )
+    table.add_argument(
+        "--csv-summary",
+        action="store_true",
+        help="write CSV instead of JSON (-o must end in .csv): one row of statistics per benchmark "
+        "(std_dev: of all values; ci95: of the mean of process means); columns: " + ", ".join(SUMMARY_COLUMNS),
+    )
     parser.add_argument(
         "--add", metavar="FILE", action="append", help="first add the runs of FILE's benchmarks (repeatable)"
     )
@@ -166,7 +219,17 @@ def parse_metadata_updates(text: str) -> Metadata:
         raise UsageError(f"--update-metadata: {exc}") from None
 
 
+def _writes_csv(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "csv", False) or getattr(args, "csv_summary", False))
+
+
 def _check_output(args: argparse.Namespace) -> None:
+    if _writes_csv(args):
+        option = "--csv" if getattr(args, "csv", False) else "--csv-summary"
+        if args.indent:
+            raise UsageError(f"--indent applies to JSON, not to {option}")
+        if not args.stdout and args.output != "-" and not args.output.lower().endswith(".csv"):
+            raise UsageError(f"-o {args.output}: {option} writes CSV: the name must end in .csv")
     if args.stdout:
         if args.replace:
             raise UsageError("--replace only applies to -o/--output")
@@ -337,8 +400,68 @@ def convert(args: argparse.Namespace) -> BenchmarkSuite:
     return BenchmarkSuite([Benchmark([run for _, run in item.runs]) for item in items])
 
 
+# --- CSV -----------------------------------------------------------------------
+
+
+def _number(value: float) -> str:
+    """An int or a float as Python writes it: exact when read back."""
+    return repr(value)
+
+
+def csv_value_rows(suite: BenchmarkSuite) -> Iterator[list[str]]:
+    """The rows of ``--csv`` (without the header)."""
+    for benchmark in suite:
+        name, unit = benchmark.get_name(), benchmark.get_unit()
+        process = 0
+        for number, run in enumerate(benchmark.get_runs(), 1):
+            process_cell = ""
+            if run.values:
+                process += 1
+                process_cell = str(process)
+            prefix = [name, str(number), process_cell]
+            inner_loops = run.get_inner_loops()
+            for index, (loops, value) in enumerate(run.warmups, 1):
+                yield [*prefix, "warmup", str(index), str(loops * inner_loops), _number(value), unit]
+            loops_cell = str(run.get_total_loops())
+            for index, value in enumerate(run.values, 1):
+                yield [*prefix, "value", str(index), loops_cell, _number(value), unit]
+
+
+def csv_summary_rows(suite: BenchmarkSuite) -> Iterator[list[str]]:
+    """The rows of ``--csv-summary`` (without the header)."""
+    for benchmark in suite:
+        values = benchmark.get_values()
+        row = [benchmark.get_name(), benchmark.get_unit(), str(len(benchmark.get_process_means())), str(len(values))]
+        if values:
+            stdev = _number(benchmark.stdev()) if len(values) > 1 else ""
+            row.extend([_number(benchmark.mean()), stdev, _number(benchmark.median())])
+            row.extend([_number(min(values)), _number(max(values))])
+        else:
+            row.extend([""] * 5)
+        interval = benchmark_mean_interval(benchmark)
+        row.extend([_number(interval.low), _number(interval.high)] if interval is not None else ["", ""])
+        yield row
+
+
+def format_csv(suite: BenchmarkSuite, summary: bool = False) -> str:
+    """The CSV text of ``--csv`` (or with *summary*, ``--csv-summary``)."""
+    output = io.StringIO(newline="")
+    writer = csv.writer(output, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(SUMMARY_COLUMNS if summary else VALUE_COLUMNS)
+    writer.writerows(csv_summary_rows(suite) if summary else csv_value_rows(suite))
+    return output.getvalue()
+
+
 def run(args: argparse.Namespace) -> int:
     suite = convert(args)
+    if _writes_csv(args):
+        text = format_csv(suite, summary=bool(getattr(args, "csv_summary", False)))
+        if args.stdout:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            files.write_atomic(args.output, text.encode("utf-8"), replace=args.replace)
+        return 0
     compact = not args.indent
     if args.stdout:
         files.dump(suite, sys.stdout, compact=compact)

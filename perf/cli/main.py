@@ -28,9 +28,11 @@ COMMANDS = {
     "collect_metadata": "perf.cli.collect_metadata",
     "compare_to": "perf.cli.compare_to",
     "convert": "perf.cli.convert",
+    "plot": "perf.cli.plot",
     "timeit": "perf.cli.timeit",
     "command": "perf.cli.command",
     "system": "perf.cli.system",
+    "report": "perf.cli.report",
 }
 
 #: commands that parse their own options (a Runner's): ``main(argv) -> int``

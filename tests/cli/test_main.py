@@ -15,7 +15,7 @@ def test_missing_command_is_a_usage_error(capsys):
     assert main([]) == 1
     assert (
         capsys.readouterr().err
-        == "ERROR: missing command: choose one of show, stats, dump, hist, check, metadata, slowest, collect_metadata, compare_to, convert, timeit, command, system (see python -m perf --help)\n"
+        == "ERROR: missing command: choose one of show, stats, dump, hist, check, metadata, slowest, collect_metadata, compare_to, convert, plot, timeit, command, system, report (see python -m perf --help)\n"
     )
 
 

@@ -1,0 +1,161 @@
+"""``python -m perf plot FILE... -o OUT.png|OUT.svg``: draw result files.
+
+Three kinds of figure (:mod:`perf.render.plots`):
+
+* ``--kind distribution`` (the default): per benchmark, the histogram and
+  density of the values and of the process means, one colour per file;
+* ``--kind timeline``: every warmup and value in run order, one colour per
+  process: drift, warmup curves and noisy processes;
+* ``--kind compare``: the ratio of each benchmark of the changed files to
+  the first file (the reference) with its confidence interval and verdict,
+  as ``compare_to`` computes it (``--min-speed``, ``--robust``).
+
+Every option is checked before any work: the output's extension (``.png``
+or ``.svg``), its folder, an existing output (refused unless
+``--replace``), the benchmark names, and that matplotlib (the optional
+``perf[plot]`` extra) can be imported.  The figure is written atomically:
+an error never leaves a partial file.
+
+Must not: draw or compute statistics (perf.render.plots and perf.analysis
+do), or import matplotlib itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Sequence
+
+from perf.analysis import compare
+from perf.cli.common import filename_titles, load_suites
+from perf.errors import UsageError
+from perf.model.suite import BenchmarkSuite
+from perf.render import plots
+from perf.storage import files
+
+HELP = "Draw result files as a PNG or SVG figure: distributions, timelines or a comparison (needs matplotlib)."
+
+KINDS = ("distribution", "timeline", "compare")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = f"The figures need matplotlib: {plots.INSTALL_HINT.split(': ', 1)[1]}."
+    parser.add_argument(
+        "filenames",
+        metavar="FILE",
+        nargs="+",
+        help="result file (.json, .json.gz, - for stdin); with --kind compare, the reference first",
+    )
+    parser.add_argument("-o", "--output", metavar="OUTPUT", required=True, help="the figure to write: .png or .svg")
+    parser.add_argument(
+        "--kind",
+        choices=KINDS,
+        default=KINDS[0],
+        help="distribution: histograms and densities of the values and process means; "
+        "timeline: every value in run order; compare: ratios to the first file (default: %(default)s)",
+    )
+    parser.add_argument(
+        "-b", "--benchmark", dest="benchmarks", metavar="NAME", action="append", help="only this benchmark (repeatable)"
+    )
+    parser.add_argument(
+        "--min-speed",
+        metavar="PCT",
+        type=float,
+        help=f"with --kind compare: the equivalence margin in percent (default: {compare.DEFAULT_MARGIN * 100:g})",
+    )
+    parser.add_argument(
+        "--robust",
+        action="store_true",
+        help="with --kind compare: Mann-Whitney test on process means with a Hodges-Lehmann ratio",
+    )
+    parser.add_argument("--replace", action="store_true", help="replace OUTPUT if it exists (atomically)")
+
+
+def output_format(output: str) -> str:
+    """``"png"`` or ``"svg"``, from the extension of *output*."""
+    extension = os.path.splitext(output)[1].lower().lstrip(".")
+    if extension not in plots.FORMATS:
+        raise UsageError(f"{output}: the output must end with .png or .svg")
+    return extension
+
+
+def _check_output(output: str, replace: bool) -> None:
+    folder = os.path.dirname(output) or "."
+    if not os.path.isdir(folder):
+        raise UsageError(f"{output}: the folder {folder} does not exist")
+    if os.path.isdir(output):
+        raise UsageError(f"{output}: is a folder")
+    if not replace and os.path.lexists(output):
+        raise UsageError(f"{output}: the file already exists (use --replace to overwrite it)")
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    output_format(args.output)
+    _check_output(args.output, args.replace)
+    if args.kind == "compare":
+        if len(args.filenames) < 2:
+            raise UsageError("--kind compare needs a reference file and at least one changed file")
+        if args.min_speed is not None and not 0 <= args.min_speed < 100:
+            raise UsageError(f"--min-speed must be between 0 and 100 (percent), got {args.min_speed:g}")
+    else:
+        for option, given in (("--min-speed", args.min_speed is not None), ("--robust", args.robust)):
+            if given:
+                raise UsageError(f"{option} only applies to --kind compare")
+
+
+def _check_names(suites: Sequence[BenchmarkSuite], names: Sequence[str] | None, every_file: bool) -> None:
+    """Every name of *names* is in some file (with *every_file*: in every
+    file); a suite without any benchmark to draw is an error too."""
+    known = [set(suite.get_benchmark_names()) for suite in suites]
+    for name in names or ():
+        missing = [str(suite.filename) for suite, found in zip(suites, known) if name not in found]
+        if len(missing) == len(suites):
+            available = sorted(set().union(*known))
+            raise UsageError(f"no benchmark named {name!r} (benchmarks: {', '.join(available)})")
+        if every_file and missing:
+            raise UsageError(f"benchmark {name!r} is missing from {', '.join(missing)}")
+
+
+def _comparable(suites: Sequence[BenchmarkSuite], names: Sequence[str] | None) -> None:
+    """At least one benchmark (of *names*) is in every file, with values."""
+    tables = [{benchmark.get_name(): benchmark for benchmark in suite} for suite in suites]
+    common = [name for name in tables[0] if all(name in table for table in tables) and (not names or name in names)]
+    listed = ", ".join(str(suite.filename) for suite in suites)
+    if not common:
+        raise UsageError(f"the files have no benchmark in common: {listed}")
+    if not any(all(table[name].get_nvalue() for table in tables) for name in common):
+        raise UsageError(f"no benchmark has values in every file: {listed}")
+
+
+def make_figure(suites: Sequence[BenchmarkSuite], args: argparse.Namespace) -> object:
+    """The figure of ``args.kind`` for *suites* (checked)."""
+    titles = filename_titles([str(suite.filename) for suite in suites])
+    named = list(zip(titles, suites))
+    if args.kind == "compare":
+        margin = (compare.DEFAULT_MARGIN * 100 if args.min_speed is None else args.min_speed) / 100
+        selected = named
+        if args.benchmarks:
+            selected = [
+                (title, BenchmarkSuite([b for b in suite if b.get_name() in args.benchmarks], filename=suite.filename))
+                for title, suite in named
+            ]
+        return plots.compare_figure(selected[0], selected[1:], margin, robust=args.robust)
+    if args.kind == "timeline":
+        return plots.timeline_figure(named, args.benchmarks)
+    return plots.distribution_figure(named, args.benchmarks)
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_options(args)
+    fmt = output_format(args.output)
+    plots.require_matplotlib()
+    suites = load_suites(args.filenames)
+    _check_names(suites, args.benchmarks, every_file=args.kind == "compare")
+    if args.kind == "compare":
+        _comparable(suites, args.benchmarks)
+    data = plots.figure_bytes(make_figure(suites, args), fmt)
+    files.write_atomic(args.output, data, replace=args.replace)
+    return 0
+
+
+__all__ = ["HELP", "KINDS", "add_arguments", "make_figure", "output_format", "run"]

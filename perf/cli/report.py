@@ -1,0 +1,128 @@
+"""``python -m perf report FILE... -o REPORT.html``: results you can look at.
+
+Writes one self-contained HTML page (:mod:`perf.render.html`): with one
+file its results, with several the comparison of each to the first one
+(``compare_to``'s computations: the same entries, verdicts, geometric
+means, notes and warnings), the figures of :mod:`perf.render.plots`
+(matplotlib, the ``plot`` extra), the stability warnings and the metadata.
+
+Every option is checked before any file is read or any figure drawn: the
+output must end in ``.html`` or ``.htm``, its folder must exist, an
+existing file is refused unless ``--replace`` is given, and without
+matplotlib the command stops with one line that says what to install.
+The page is written atomically: a reader sees the old file or the new one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Sequence
+
+from perf.analysis import compare
+from perf.cli import compare_to
+from perf.cli.common import filename_titles, load_suites, select_benchmarks
+from perf.errors import UsageError
+from perf.model.suite import BenchmarkSuite
+from perf.render import html
+from perf.storage import files
+
+HELP = "Write a self-contained HTML report of result files: tables, verdicts, figures, warnings, metadata."
+
+#: the extensions of the output
+EXTENSIONS = (".html", ".htm")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = (
+        "With one file: its results. With several: each file is compared to the first one, as compare_to does. "
+        "The figures need matplotlib (pip install 'perf[plot]')."
+    )
+    parser.add_argument(
+        "filenames",
+        metavar="FILE",
+        nargs="+",
+        help="result file (.json, .json.gz, - for stdin); the first is the reference",
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="REPORT", required=True, help="the HTML file to write (.html or .htm)"
+    )
+    parser.add_argument(
+        "-b", "--benchmark", dest="benchmarks", metavar="NAME", action="append", help="only this benchmark (repeatable)"
+    )
+    parser.add_argument(
+        "--min-speed",
+        metavar="PCT",
+        type=float,
+        default=compare.DEFAULT_MARGIN * 100,
+        help="equivalence margin in percent: changes smaller than this do not matter (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--robust",
+        action="store_true",
+        help="Mann-Whitney test on process means with a Hodges-Lehmann ratio instead of Welch's t",
+    )
+    parser.add_argument("--replace", action="store_true", help="replace REPORT if it exists (atomically)")
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse bad options before any work (UsageError)."""
+    output = args.output
+    if os.path.splitext(output)[1].lower() not in EXTENSIONS:
+        raise UsageError(f"-o {output}: the report is an HTML file: its name must end in .html or .htm")
+    folder = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(folder):
+        raise UsageError(f"-o {output}: the folder {folder} does not exist")
+    if os.path.isdir(output):
+        raise UsageError(f"-o {output}: is a folder")
+    if not args.replace and os.path.lexists(output):
+        raise UsageError(f"{output}: the file already exists (use --replace to overwrite it)")
+    if not 0 <= args.min_speed < 100:
+        raise UsageError(f"--min-speed must be between 0 and 100 (percent), got {args.min_speed:g}")
+
+
+def default_figures() -> html.FigureSource:
+    """The figures of :mod:`perf.render.plots`; UsageError with the install
+    hint when matplotlib is missing."""
+    from perf.render import plots
+
+    plots.require_matplotlib()
+    return html.matplotlib_svg
+
+
+def _selected(suite: BenchmarkSuite, names: Sequence[str] | None) -> BenchmarkSuite:
+    selected = select_benchmarks(suite, names)
+    return suite if len(selected) == len(suite) else BenchmarkSuite(selected, filename=suite.filename)
+
+
+def _summary(suites: Sequence[BenchmarkSuite], titles: Sequence[str], args: argparse.Namespace) -> html.Summary:
+    """compare_to's entries, geometric means, notes and warnings."""
+    margin = args.min_speed / 100
+    entries = compare_to._entries(suites, args, margin)
+    means = None
+    if len(entries) > 1:
+        means = [
+            compare.combine_comparisons([entry.comparisons[index] for entry in entries], margin)
+            for index in range(len(suites) - 1)
+        ]
+    notes = [*compare_to._chance_line(entries), *compare_to._ignored_lines(suites, entries, args.benchmarks)]
+    warnings = compare_to._environment_warnings(suites, titles, entries)
+    compared = [html.ComparedBenchmark(e.name, e.reference, e.changed, e.comparisons) for e in entries]
+    return html.Summary(compared, means, margin, notes, warnings)
+
+
+def make_report(args: argparse.Namespace, figures: html.FigureSource) -> str:
+    """The HTML page of ``args.filenames`` (options already checked)."""
+    suites = load_suites(args.filenames)
+    titles = filename_titles([str(suite.filename) for suite in suites])
+    selected = [_selected(suite, args.benchmarks) for suite in suites]
+    summary = _summary(suites, titles, args) if len(suites) > 1 else None
+    return html.render_report(list(zip(titles, selected)), summary, figures, robust=args.robust)
+
+
+def run(args: argparse.Namespace) -> int:
+    check_options(args)
+    figures = default_figures()
+    page = make_report(args, figures)
+    files.write_atomic(args.output, page.encode("utf-8"), replace=args.replace)
+    return 0

@@ -1,0 +1,224 @@
+"""python -m perf report: the page it writes, and bad options that are one
+ERROR line, exit status 1 and no file.
+
+The figures come from a fake source (perf.cli.report.default_figures is
+replaced): these tests need neither matplotlib nor the plots; the last
+ones run the real figures when they are there.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+from golden import DATA, run
+
+from perf.cli import report
+from perf.render import plots
+
+COMPARE = DATA / "compare"
+REF = str(COMPARE / "ref.json")
+CHANGED = str(COMPARE / "changed.json")
+SAME_HOST = str(COMPARE / "same_host.json")
+
+
+def fake_svg(request):
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="40">'
+        f'<text x="5" y="25">{request.kind} {len(request.files)}</text></svg>'
+    )
+
+
+@pytest.fixture
+def fake_figures(monkeypatch):
+    """Replace the figures of perf.render.plots by a fake; return the
+    requests they get."""
+    requests = []
+
+    def figures(request):
+        requests.append(request)
+        return fake_svg(request)
+
+    monkeypatch.setattr(report, "default_figures", lambda: figures)
+    return requests
+
+
+def parse(path):
+    page = path.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>\n")
+    assert "http" not in page.lower()
+    return ET.fromstring(page.split("\n", 1)[1])
+
+
+def texts(tree, path):
+    return [" ".join(" ".join(element.itertext()).split()) for element in tree.iterfind(path)]
+
+
+def test_two_files(tmp_path, capsys, fake_figures):
+    output = tmp_path / "report.html"
+    assert run(capsys, "report", REF, CHANGED, "-o", str(output)) == (0, "", "")
+    tree = parse(output)
+    names = texts(tree, ".//table[@class='summary']/tbody/tr/td[1]")
+    assert names == [
+        "call_slower",
+        "call_faster",
+        "dict_no_change",
+        "list_small_change",
+        "noisy_inconclusive",
+        "unequal_counts",
+    ]
+    verdicts = texts(tree, ".//table[@class='summary']/tbody/tr/td[5]/span")
+    assert verdicts == ["slower", "faster", "no change", "small change", "inconclusive", "slower"]
+    notes = texts(tree, ".//section[@id='comparison']//li")
+    # compare_to's notes and warnings
+    assert "WARNING: ref and changed were recorded 3 days apart" in notes
+    assert any(note.startswith("6 comparisons, 4 differ from 1x") for note in notes)
+    assert [request.kind for request in fake_figures] == ["compare", "distribution", "timeline"]
+    # atomic: no temporary file left
+    assert os.listdir(tmp_path) == ["report.html"]
+
+
+def test_one_file_and_benchmark_selection(tmp_path, capsys, fake_figures):
+    output = tmp_path / "report.htm"
+    assert run(capsys, "report", REF, "-b", "call_faster", "-b", "dict_no_change", "-o", str(output))[0] == 0
+    tree = parse(output)
+    assert texts(tree, ".//table[@class='results']/tbody/tr/td[1]") == ["call_faster", "dict_no_change"]
+    (request, _timeline) = fake_figures
+    assert request.files[0][1].get_benchmark_names() == ["call_faster", "dict_no_change"]
+
+
+def test_options_reach_the_comparison(tmp_path, capsys, fake_figures):
+    output = tmp_path / "report.html"
+    status = run(capsys, "report", REF, SAME_HOST, "--min-speed", "5", "--robust", "-o", str(output))[0]
+    assert status == 0
+    tree = parse(output)
+    notes = texts(tree, ".//section[@id='comparison']//li")
+    assert "Equivalence margin: +-5%: a change inside it does not matter (--min-speed)." in notes
+    assert any("Mann-Whitney" in note and "(--robust)" in note for note in notes)
+    assert (fake_figures[0].margin, fake_figures[0].robust) == (0.05, True)
+
+
+def test_three_files_and_ignored_benchmarks(tmp_path, capsys, fake_figures):
+    output = tmp_path / "report.html"
+    assert run(capsys, "report", REF, SAME_HOST, CHANGED, "-o", str(output))[0] == 0
+    tree = parse(output)
+    assert len(texts(tree, ".//table[@class='summary']/tbody/tr")) == 12
+    # the metadata: hostname differs between the three files
+    rows = tree.findall(".//table[@class='metadata-differences']/tbody/tr")
+    assert [[cell.text for cell in row] for row in rows] == [["hostname", "bench1", "bench1", "bench2"]]
+
+
+def test_replace(tmp_path, capsys, fake_figures):
+    output = tmp_path / "report.html"
+    output.write_text("old")
+    assert run(capsys, "report", REF, "-o", str(output), "--replace") == (0, "", "")
+    parse(output)
+
+
+def test_help_lists_the_options(capsys):
+    status, out, _err = run(capsys, "report", "--help")
+    assert status == 0
+    for option in ("-o REPORT", "-b NAME", "--min-speed PCT", "--robust", "--replace"):
+        assert option in out
+
+
+# --- bad options ---------------------------------------------------------------------
+
+
+def one_error(capsys, *argv):
+    status, out, err = run(capsys, "report", *argv)
+    assert (status, out) == (1, "")
+    assert err.startswith("ERROR: ") and err.endswith("\n") and err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["-o", "{tmp}/report.txt"], "must end in .html or .htm"),
+        (["-o", "{tmp}/report"], "must end in .html or .htm"),
+        (["-o", "{tmp}/missing/report.html"], "does not exist"),
+        (["-o", "{tmp}/report.html", "--min-speed", "100"], "--min-speed must be between 0 and 100"),
+        (["-o", "{tmp}/report.html", "--min-speed", "-1"], "--min-speed must be between 0 and 100"),
+        ([], "required: -o/--output"),
+        (["-o", "{tmp}/report.html", "--nope"], "unrecognized arguments: --nope"),
+    ],
+)
+def test_bad_options_are_checked_before_any_work(argv, message, tmp_path, capsys, monkeypatch):
+    def no_figures():
+        raise AssertionError("the figures were asked for")
+
+    monkeypatch.setattr(report, "default_figures", no_figures)
+    # a missing input: the options are checked before it is read
+    args = [arg.replace("{tmp}", str(tmp_path)) for arg in argv]
+    err = one_error(capsys, str(tmp_path / "missing.json"), *args)
+    assert message in err
+    assert os.listdir(tmp_path) == []
+
+
+def test_existing_output_is_refused(tmp_path, capsys, fake_figures):
+    output = tmp_path / "report.html"
+    output.write_text("old")
+    err = one_error(capsys, REF, "-o", str(output))
+    assert "already exists (use --replace to overwrite it)" in err
+    assert output.read_text() == "old"
+    assert fake_figures == []
+
+
+def test_output_folder_is_refused(tmp_path, capsys, fake_figures):
+    folder = tmp_path / "folder.html"
+    folder.mkdir()
+    assert "is a folder" in one_error(capsys, REF, "-o", str(folder), "--replace")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([REF, "-b", "nope"], "no benchmark named 'nope'"),
+        ([REF, str(DATA / "timeit.json")], "the files have no benchmark in common"),
+        ([REF, "{tmp}/missing.json"], "missing.json"),
+    ],
+)
+def test_bad_input_leaves_the_old_report(argv, message, tmp_path, capsys, fake_figures):
+    output = tmp_path / "report.html"
+    output.write_text("old")
+    args = [arg.replace("{tmp}", str(tmp_path)) for arg in argv]
+    assert message in one_error(capsys, *args, "-o", str(output), "--replace")
+    assert output.read_text() == "old"
+    assert sorted(os.listdir(tmp_path)) == ["report.html"]
+
+
+# --- matplotlib ----------------------------------------------------------------------
+
+
+def test_missing_matplotlib_is_one_line_with_the_install_hint(tmp_path, capsys, monkeypatch):
+    for name in [name for name in sys.modules if name == "matplotlib" or name.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    output = tmp_path / "report.html"
+    try:
+        status, out, err = run(capsys, "report", REF, "-o", str(output))
+    except NotImplementedError:
+        pytest.skip("perf.render.plots is not implemented yet")
+    assert (status, out, err) == (1, "", f"ERROR: {plots.INSTALL_HINT}\n")
+    assert not output.exists()
+
+
+def test_real_report(tmp_path, capsys):
+    try:
+        plots.require_matplotlib()
+    except NotImplementedError:
+        pytest.skip("perf.render.plots is not implemented yet")
+    except Exception as exc:  # UsageError: no matplotlib
+        pytest.skip(str(exc))
+    output = tmp_path / "report.html"
+    try:
+        result = run(capsys, "report", REF, CHANGED, "-o", str(output))
+    except NotImplementedError:
+        pytest.skip("perf.render.plots is not implemented yet")
+    assert result == (0, "", "")
+    tree = parse(output)
+    assert len(list(tree.iter("img"))) == 3
