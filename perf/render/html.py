@@ -386,7 +386,7 @@ _CAPTIONS = {
     DISTRIBUTION: "Distribution of the values and of the process means, one colour per file.",
     TIMELINE: "Every value in run order, coloured by process; warmups are marked.",
     COMPARISON: "Change of each benchmark against {reference} with its confidence interval; "
-    "the band is the +-{margin:g}% equivalence margin; the geometric mean on top.",
+    "the band is the +-{margin:g}% equivalence margin.",
 }
 
 
@@ -397,6 +397,9 @@ def _figures(files: Files, figures: FigureSource, margin: float, robust: bool) -
     for kind in kinds:
         svg = figures(FigureRequest(kind, files, margin, robust))
         caption = _CAPTIONS[kind].format(reference=files[0][0], margin=margin * 100)
+        common = set.intersection(*(set(suite.get_benchmark_names()) for _title, suite in files))
+        if kind == COMPARISON and len(common) > 1:
+            caption = caption[:-1] + "; the geometric mean of the benchmarks on top."
         image = f'<img src="{_text(svg_data_uri(svg))}" alt="{_text(caption)}" />'
         parts.append(_element("figure", image + _element("figcaption", _text(caption)), id=f"figure-{kind}"))
     return _element("section", "\n".join(parts), id="figures")

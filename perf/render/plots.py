@@ -532,7 +532,7 @@ def _timeline_legend() -> tuple[list[Any], list[str]]:
         Line2D([], [], marker="^", markerfacecolor="none", markeredgecolor="#444444", linestyle="none", markersize=5),
         Patch(color="#eeeeee"),
     ]
-    labels = ["value", "warmup", "warmup off the scale", "calibration run"]
+    labels = ["value", "warmup", "warmup off the scale (\u25b2 above, \u25bc below)", "calibration run"]
     return handles, labels
 
 
