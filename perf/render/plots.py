@@ -24,13 +24,15 @@ comparisons come from :mod:`perf.analysis`).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import io
 import itertools
 import math
 import re
 import sys
-from typing import Any, NamedTuple, Sequence
+import warnings
+from typing import Any, Callable, NamedTuple, Sequence, TypeVar
 
 from perf.analysis import compare
 from perf.analysis.benchmarks import compare_benchmarks
@@ -99,7 +101,28 @@ __all__ = [
 
 # --- matplotlib -----------------------------------------------------------------------
 
+#: pyparsing >= 3.3 warns (a UserWarning) about the names older matplotlib
+#: releases (3.9, the last one for Python 3.9) still call: noise for users
+_DEPENDENCY_NOISE = r"'\w+' deprecated - use '\w+'"
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _quiet(function: _F) -> _F:
+    """*function* without the deprecation warnings of matplotlib's own
+    dependencies (they say nothing about perf or its input)."""
+
+    @functools.wraps(function)
+    def quiet(*args: Any, **kwargs: Any) -> Any:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=_DEPENDENCY_NOISE, category=DeprecationWarning)
+            return function(*args, **kwargs)
+
+    return quiet  # type: ignore[return-value]
+
+
+
+@_quiet
 def require_matplotlib() -> Any:
     """The ``matplotlib.pyplot`` module with the Agg backend; raises
     perf.errors.UsageError with :data:`INSTALL_HINT` when matplotlib
@@ -142,6 +165,7 @@ def _new_figure(width: float, height: float) -> Any:
     return Figure(figsize=(width, height), layout="constrained")
 
 
+@_quiet
 def figure_bytes(figure: Any, fmt: str) -> bytes:
     """*figure* as ``"png"`` or ``"svg"`` bytes, reproducibly."""
     if fmt not in FORMATS:
@@ -383,6 +407,7 @@ def _file_handles(files: Files) -> list[Any]:
 _DISTRIBUTION_TITLE = "Distribution of the values and of the process means"
 
 
+@_quiet
 def distribution_figure(files: Files, names: Sequence[str] | None = None) -> Any:
     """Histogram and density of the values and of the process means of the
     benchmarks *names* (default: every benchmark found in any file)."""
@@ -536,6 +561,7 @@ def _timeline_legend() -> tuple[list[Any], list[str]]:
     return handles, labels
 
 
+@_quiet
 def timeline_figure(files: Files, names: Sequence[str] | None = None) -> Any:
     """Every value (warmups marked) in run order, coloured by process."""
     tables = [_by_name(suite) for _title, suite in files]
@@ -708,6 +734,7 @@ def _methods_note(rows: Sequence[_Row]) -> str:
     return text + "."
 
 
+@_quiet
 def compare_figure(reference: tuple[str, BenchmarkSuite], changed: Files, margin: float, robust: bool = False) -> Any:
     """Ratios changed / reference of each benchmark in all files, with
     their confidence interval (perf.analysis.benchmarks.compare_benchmarks),

@@ -683,7 +683,7 @@ def test_suite_compare_to_interleaves_pairs_inside_shuffled_rounds(tmp_path):
     argv = [sys.executable, str(bench), *FAST, "--compare-to", reference, "-o", str(output)]
     result = run(argv, tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.count("2 interleaved pairs") == 3
+    assert result.stdout.count("; 2 interleaved pairs") == 3
     sides = [load(str(tmp_path / f"ab-{side}.json")) for side in ("ref", "changed")]
     pair_seeds = []
     for name in ("a", "b", "c"):
@@ -700,7 +700,7 @@ def test_suite_compare_to_interleaves_pairs_inside_shuffled_rounds(tmp_path):
     assert pair_seeds == [seed, seed + 1, seed + 2]
     compared = perf("compare_to", "-v", *(str(tmp_path / f"ab-{side}.json") for side in ("ref", "changed")))
     assert compared.returncode == 0, compared.stderr
-    assert compared.stdout.count("2 interleaved pairs") == 3  # each benchmark paired again
+    assert compared.stdout.count("; 2 interleaved pairs") == 3  # each benchmark paired again
 
 
 def test_adaptive_values_with_compare_to_has_a_pilot_per_side(tmp_path):
