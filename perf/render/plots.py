@@ -121,7 +121,6 @@ def _quiet(function: _F) -> _F:
     return quiet  # type: ignore[return-value]
 
 
-
 @_quiet
 def require_matplotlib() -> Any:
     """The ``matplotlib.pyplot`` module with the Agg backend; raises
