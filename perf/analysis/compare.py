@@ -219,6 +219,17 @@ def compare_process_means(
     )
 
 
+def _pair_log_ratios(reference: Sequence[float], changed: Sequence[float]) -> list[float]:
+    """``log(changed[i] / reference[i])`` of each pair (>= 2 pairs)."""
+    ref_logs = _logs(reference, "reference")
+    new_logs = _logs(changed, "changed benchmark")
+    if len(ref_logs) != len(new_logs):
+        raise ValueError(
+            f"a paired comparison needs as many processes on each side, got {len(ref_logs)} and {len(new_logs)}"
+        )
+    return [new - ref for ref, new in zip(ref_logs, new_logs)]
+
+
 def compare_paired_process_means(
     reference: Sequence[float],
     changed: Sequence[float],
@@ -236,14 +247,8 @@ def compare_paired_process_means(
     the suggestion for an inconclusive verdict counts pairs.
     """
     _check_levels(margin, confidence)
-    ref_logs = _logs(reference, "reference")
-    new_logs = _logs(changed, "changed benchmark")
-    if len(ref_logs) != len(new_logs):
-        raise ValueError(
-            f"a paired comparison needs as many processes on each side, got {len(ref_logs)} and {len(new_logs)}"
-        )
-    pairs = len(ref_logs)
-    differences = [new - ref for ref, new in zip(ref_logs, new_logs)]
+    differences = _pair_log_ratios(reference, changed)
+    pairs = len(differences)
     spread = variance(differences)
     standard_error = math.sqrt(spread / pairs)
     return _t_comparison(
@@ -454,14 +459,8 @@ def signed_rank_compare_process_means(
     a noisy neighbour moves one rank, not the estimate.
     """
     _check_levels(margin, confidence)
-    ref_logs = _logs(reference, "reference")
-    new_logs = _logs(changed, "changed benchmark")
-    if len(ref_logs) != len(new_logs):
-        raise ValueError(
-            f"a paired comparison needs as many processes on each side, got {len(ref_logs)} and {len(new_logs)}"
-        )
-    n = len(ref_logs)
-    differences = [new - ref for ref, new in zip(ref_logs, new_logs)]
+    differences = _pair_log_ratios(reference, changed)
+    n = len(differences)
     walsh = sorted((differences[i] + differences[j]) / 2 for i in range(n) for j in range(i, n))
     above = sum(1 for value in walsh if value > 0) + 0.5 * sum(1 for value in walsh if value == 0)
     return _rank_comparison(
