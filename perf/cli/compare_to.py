@@ -156,7 +156,7 @@ def _check_comparable(name: str, benchmarks: Sequence[Benchmark], suites: Sequen
         raise UsageError(f"benchmark {name!r} has different units: {listed}")
 
 
-def _entries(suites: Sequence[BenchmarkSuite], args: argparse.Namespace, margin: float) -> list[Entry]:
+def comparison_entries(suites: Sequence[BenchmarkSuite], args: argparse.Namespace, margin: float) -> list[Entry]:
     selected = [select_benchmarks(suite, args.benchmarks) for suite in suites]
     by_name = [{benchmark.get_name(): benchmark for benchmark in benchmarks} for benchmarks in selected]
     entries = []
@@ -169,9 +169,7 @@ def _entries(suites: Sequence[BenchmarkSuite], args: argparse.Namespace, margin:
     return entries
 
 
-def _ignored_lines(
-    suites: Sequence[BenchmarkSuite], entries: Sequence[Entry], names: Sequence[str] | None
-) -> list[str]:
+def ignored_lines(suites: Sequence[BenchmarkSuite], entries: Sequence[Entry], names: Sequence[str] | None) -> list[str]:
     compared = {entry.name for entry in entries}
     lines = []
     for suite in suites:
@@ -263,7 +261,7 @@ def _geometric_mean_lines(means: Sequence[Comparison] | None, context: Context) 
     return lines
 
 
-def _chance_line(entries: Sequence[Entry]) -> list[str]:
+def chance_lines(entries: Sequence[Entry]) -> list[str]:
     """How many comparisons differ from 1x at level ALPHA, next to how many
     would by chance alone, and how many survive a false discovery rate."""
     comparisons = [comparison for entry in entries for comparison in entry.comparisons]
@@ -391,7 +389,7 @@ def _values_of(suite: BenchmarkSuite, key: str) -> list[str]:
     return found
 
 
-def _environment_warnings(
+def environment_warnings(
     suites: Sequence[BenchmarkSuite], titles: Sequence[str], entries: Sequence[Entry]
 ) -> list[str]:
     """Differences between the reference file and each changed file that a
@@ -473,7 +471,7 @@ def format_comparison(suites: Sequence[BenchmarkSuite], args: argparse.Namespace
     ``--fail-on-slowdown`` (stderr lines)."""
     margin = args.min_speed / 100
     titles = filename_titles([str(suite.filename) for suite in suites])
-    entries = _entries(suites, args, margin)
+    entries = comparison_entries(suites, args, margin)
     context = Context(args, titles, margin, len(entries) > 1)
     entry_tags = [entry.tags() for entry in entries]
     tags = sorted({tag for tags_of_entry in entry_tags for tag in tags_of_entry})
@@ -489,8 +487,8 @@ def format_comparison(suites: Sequence[BenchmarkSuite], args: argparse.Namespace
         output.append("")
     output.extend(_section(entries, context))
     if not args.quiet:
-        notes = _blocks(_chance_line(entries), _ignored_lines(suites, entries, args.benchmarks))
-        warnings = _environment_warnings(suites, titles, entries)
+        notes = _blocks(chance_lines(entries), ignored_lines(suites, entries, args.benchmarks))
+        warnings = environment_warnings(suites, titles, entries)
         for block in (notes, warnings):
             if block:
                 output.append("")
