@@ -110,7 +110,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from aa_compare import ROOT, run_env  # noqa: E402
-from drift_compare import print_table  # noqa: E402
+from drift_compare import print_table, run_logged  # noqa: E402
 from runner_budget import _raw_time  # noqa: E402
 
 from perf.analysis.intervals import mean_interval  # noqa: E402
@@ -205,22 +205,8 @@ def run_perf(args: argparse.Namespace, command: list[str], log_path: str) -> flo
         if os.path.exists(output):
             os.unlink(output)
         with open(log_path, "a") as log:
-            log.write(f"$ {shlex.join(command)}\n")
-            log.flush()
             start = time.perf_counter()
-            try:
-                process = subprocess.run(
-                    command,
-                    check=False,
-                    cwd=ROOT,
-                    env=run_env(),
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    timeout=PERF_TIMEOUT,
-                )
-                failure = f"exit status {process.returncode}" if process.returncode else None
-            except subprocess.TimeoutExpired:
-                failure = f"timeout after {PERF_TIMEOUT:.0f} s"
+            failure = run_logged([command], log, die_with_us=False)
             wall = time.perf_counter() - start
         if failure is None:
             return wall

@@ -287,6 +287,33 @@ def result_files(design: str, folder: str) -> tuple[str, str]:
     return tuple(os.path.join(folder, f"{name}.json") for name in names)  # type: ignore[return-value]
 
 
+def run_logged(commands: Sequence[list[str]], log: Any, die_with_us: bool = True) -> str | None:
+    """Run *commands* one after the other from the source tree, their
+    output appended to the open file *log* after each command line; stop
+    at the first that fails.  The failure ("exit status 1", "timeout after
+    ...") or None.  *die_with_us*: the commands get SIGKILL when this
+    script dies (Linux)."""
+    for command in commands:
+        log.write(f"$ {shlex.join(command)}\n")
+        log.flush()
+        try:
+            process = subprocess.run(
+                command,
+                check=False,
+                cwd=ROOT,
+                env=run_env(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                timeout=PERF_TIMEOUT,
+                preexec_fn=die_with_parent if die_with_us and sys.platform == "linux" else None,
+            )
+        except subprocess.TimeoutExpired:
+            return f"timeout after {PERF_TIMEOUT:.0f} s"
+        if process.returncode:
+            return f"exit status {process.returncode}"
+    return None
+
+
 def run_design(args: argparse.Namespace, design: str, folder: str) -> float | None:
     """Run the perf commands of one repetition during a fresh ramp; retry
     (with a new ramp) when perf fails: the source tree may be mid-edit.
@@ -294,29 +321,9 @@ def run_design(args: argparse.Namespace, design: str, folder: str) -> float | No
     for attempt in range(1, args.attempts + 1):
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
-        failure = None
         start = time.perf_counter()
         with Load(args.python, args.load), open(os.path.join(folder, "perf.log"), "w") as log:
-            for command in design_commands(args, design, folder):
-                log.write(f"$ {shlex.join(command)}\n")
-                log.flush()
-                try:
-                    process = subprocess.run(
-                        command,
-                        check=False,
-                        cwd=ROOT,
-                        env=run_env(),
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                        timeout=PERF_TIMEOUT,
-                        preexec_fn=die_with_parent if sys.platform == "linux" else None,
-                    )
-                except subprocess.TimeoutExpired:
-                    failure = f"timeout after {PERF_TIMEOUT:.0f} s"
-                    break
-                if process.returncode:
-                    failure = f"exit status {process.returncode}"
-                    break
+            failure = run_logged(design_commands(args, design, folder), log)
         wall = time.perf_counter() - start
         if failure is None:
             return wall

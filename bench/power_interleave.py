@@ -83,13 +83,12 @@ sys.path.insert(0, HERE)
 
 from aa_compare import ROOT, run_env  # noqa: E402
 from drift_compare import (  # noqa: E402
-    PERF_TIMEOUT,
     Claim,
-    die_with_parent,
     fpr_cell,
     from_comparison,
     half_width,
     print_table,
+    run_logged,
 )
 from power_compare import in_process_ratios  # noqa: E402
 
@@ -200,29 +199,9 @@ def run_commands(commands: Sequence[list[str]], folder: str, attempts: int) -> f
     for attempt in range(1, attempts + 1):
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
-        failure = None
         start = time.perf_counter()
         with open(os.path.join(folder, "perf.log"), "w") as log:
-            for command in commands:
-                log.write(f"$ {shlex.join(command)}\n")
-                log.flush()
-                try:
-                    process = subprocess.run(
-                        command,
-                        check=False,
-                        cwd=ROOT,
-                        env=run_env(),
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                        timeout=PERF_TIMEOUT,
-                        preexec_fn=die_with_parent if sys.platform == "linux" else None,
-                    )
-                except subprocess.TimeoutExpired:
-                    failure = f"timeout after {PERF_TIMEOUT:.0f} s"
-                    break
-                if process.returncode:
-                    failure = f"exit status {process.returncode}"
-                    break
+            failure = run_logged(commands, log)
         wall = time.perf_counter() - start
         if failure is None:
             return wall
