@@ -137,19 +137,8 @@ class CPUFrequency(Operation):
                 f"The {TUNED_GOVERNOR} governor is not available on CPU {format_cpu_list(missing)}: "
                 "governor left as it is",
             )
-        frequencies: list[Change] = [
-            FileChange(
-                cpufreq_path(cpu, MIN_FREQ),
-                cpu_values[MAX_FREQ],
-                f"Minimum frequency of CPU {cpu} set to {format_mhz(int(cpu_values[MAX_FREQ]))}",
-            )
-            for cpu, cpu_values in values.items()
-            if MIN_FREQ in cpu_values
-            and MAX_FREQ in cpu_values
-            and int(cpu_values[MIN_FREQ]) != int(cpu_values[MAX_FREQ])
-        ]
         # the governors first, then the minimum frequencies: the order to apply them in
-        return governors + frequencies
+        return governors + self.minimum_frequencies(values, MAX_FREQ)
 
     def defaults(self, context: Context, messages: Messages) -> Sequence[Change]:
         values = self.read(context, context.all_cpus, (GOVERNOR, GOVERNORS, MIN_FREQ, HARDWARE_MIN_FREQ), messages)
@@ -173,18 +162,21 @@ class CPUFrequency(Operation):
                 f"No usual default governor ({', '.join(DEFAULT_GOVERNORS)}) is available on CPU "
                 f"{format_cpu_list(no_default)}: governor left as it is",
             )
-        frequencies: list[Change] = [
+        return governors + self.minimum_frequencies(values, HARDWARE_MIN_FREQ)
+
+    @staticmethod
+    def minimum_frequencies(values: dict[int, dict[str, str]], source: str) -> list[Change]:
+        """Set ``scaling_min_freq`` of each CPU of *values* (file name ->
+        text, by CPU) to its *source* file's frequency, where they differ."""
+        return [
             FileChange(
                 cpufreq_path(cpu, MIN_FREQ),
-                cpu_values[HARDWARE_MIN_FREQ],
-                f"Minimum frequency of CPU {cpu} set to {format_mhz(int(cpu_values[HARDWARE_MIN_FREQ]))}",
+                cpu_values[source],
+                f"Minimum frequency of CPU {cpu} set to {format_mhz(int(cpu_values[source]))}",
             )
             for cpu, cpu_values in values.items()
-            if MIN_FREQ in cpu_values
-            and HARDWARE_MIN_FREQ in cpu_values
-            and int(cpu_values[MIN_FREQ]) != int(cpu_values[HARDWARE_MIN_FREQ])
+            if MIN_FREQ in cpu_values and source in cpu_values and int(cpu_values[MIN_FREQ]) != int(cpu_values[source])
         ]
-        return governors + frequencies
 
     @staticmethod
     def default_governor(driver: str | None, available: Sequence[str]) -> str | None:

@@ -238,6 +238,22 @@ def require_root(context: Context, action: str, dry_run: bool) -> None:
         raise SystemTuningError(f"system {action} writes to /sys and /proc: run it as root (or use --dry-run)")
 
 
+def _start(
+    context: Context,
+    action: str,
+    state_file: str | None,
+    dry_run: bool,
+    operations: Sequence[Operation] | None,
+) -> tuple[SystemReport, list[Operation], str]:
+    """What ``tune`` and ``reset`` begin with: the root check, the report,
+    the available operations and the path of the state file."""
+    require_root(context, action, dry_run)
+    report = SystemReport(action)
+    available = _available(context, operations, report.messages)
+    report.operations = len(available)
+    return report, available, context.sysfs.path(state_file or DEFAULT_STATE_FILE)
+
+
 def tune(
     context: Context,
     state_file: str | None = None,
@@ -248,12 +264,8 @@ def tune(
     """Save what the changes will overwrite, then apply them; raises
     SystemTuningError (nothing changed) when not root or when the state
     cannot be saved."""
-    require_root(context, "tune", dry_run)
-    path = context.sysfs.path(state_file or DEFAULT_STATE_FILE)
-    report = SystemReport("tune")
+    report, available, path = _start(context, "tune", state_file, dry_run, operations)
     messages = report.messages
-    available = _available(context, operations, messages)
-    report.operations = len(available)
     planned: list[tuple[Operation, Change]] = []
     for operation in available:
         changes: Sequence[Change] = _guarded(operation, messages, (), operation.tune, context, messages)
@@ -354,12 +366,8 @@ def reset(
     operations: Sequence[Operation] | None = None,
 ) -> SystemReport:
     """Restore the saved state (or, without one, the defaults)."""
-    require_root(context, "reset", dry_run)
-    path = context.sysfs.path(state_file or DEFAULT_STATE_FILE)
-    report = SystemReport("reset")
+    report, available, path = _start(context, "reset", state_file, dry_run, operations)
     messages = report.messages
-    available = _available(context, operations, messages)
-    report.operations = len(available)
     state = load_state(path)
     restorer = _Reset()
     if state is None:
