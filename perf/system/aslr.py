@@ -33,13 +33,8 @@ class ASLR(Operation):
 
     def read(self, context: Context) -> tuple[int | None, str]:
         """The mode, or None and what went wrong."""
-        line = context.sysfs.read_first_line(PATH)
-        if line is None:
-            return None, f"Unable to read {PATH}"
         modes = {str(mode): mode for mode in MODES}
-        if line.strip() not in modes:
-            return None, f"Unexpected value {line!r} in {PATH}"
-        return modes[line.strip()], ""
+        return self.read_value(context, PATH, modes.get)
 
     def show(self, context: Context, messages: Messages) -> None:
         mode, problem = self.read(context)

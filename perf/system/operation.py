@@ -15,7 +15,7 @@ Must not: print, exit, write to the system.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Sequence, Union
+from typing import Callable, ClassVar, Sequence, TypeVar, Union
 
 from perf.platform.services import ServiceManager
 from perf.platform.sysfs import SysFS
@@ -72,6 +72,8 @@ class ServiceChange:
 
 Change = Union[FileChange, MsrChange, ServiceChange]
 
+T = TypeVar("T")
+
 
 @dataclass
 class Context:
@@ -109,6 +111,19 @@ class Operation:
         """``reset`` without a saved state: the changes back to the usual
         defaults of a Linux machine."""
         return ()
+
+    @staticmethod
+    def read_value(context: Context, path: str, parse: Callable[[str], T | None]) -> tuple[T | None, str]:
+        """The first line of the kernel file *path*, stripped, through
+        *parse* (None: a value it does not expect); or None and what went
+        wrong, for an error message."""
+        line = context.sysfs.read_first_line(path)
+        if line is None:
+            return None, f"Unable to read {path}"
+        value = parse(line.strip())
+        if value is None:
+            return None, f"Unexpected value {line!r} in {path}"
+        return value, ""
 
     # helpers for the messages of this operation
 

@@ -30,13 +30,7 @@ class PerfEvent(Operation):
 
     def read(self, context: Context) -> tuple[int | None, str]:
         """The rate, or None and what went wrong."""
-        line = context.sysfs.read_first_line(PATH)
-        if line is None:
-            return None, f"Unable to read {PATH}"
-        text = line.strip()
-        if not (text.isascii() and text.isdigit()):
-            return None, f"Unexpected value {line!r} in {PATH}"
-        return int(text), ""
+        return self.read_value(context, PATH, lambda text: int(text) if text.isascii() and text.isdigit() else None)
 
     def show(self, context: Context, messages: Messages) -> None:
         rate, problem = self.read(context)

@@ -53,15 +53,11 @@ class TurboBoostIntelPstate(Operation):
 
     def read(self, context: Context, messages: Messages) -> bool | None:
         """Whether the boost is on, or None (after an error) when unknown."""
-        line = context.sysfs.read_first_line(self.path)
-        if line is None:
-            self.error(messages, f"Unable to read {self.path}")
-            return None
-        text = line.strip()
-        if text not in (self.off_text, self.on_text):
-            self.error(messages, f"Unexpected value {line!r} in {self.path}")
-            return None
-        return text == self.on_text
+        states = {self.on_text: True, self.off_text: False}
+        enabled, problem = self.read_value(context, self.path, states.get)
+        if enabled is None:
+            self.error(messages, problem)
+        return enabled
 
     def show(self, context: Context, messages: Messages) -> None:
         enabled = self.read(context, messages)
