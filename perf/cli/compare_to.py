@@ -239,14 +239,14 @@ def _hidden_lines(hidden: Sequence[Entry], context: Context) -> list[str]:
     return lines
 
 
-def _geometric_means(entries: Sequence[Entry], context: Context) -> list[Comparison] | None:
+def geometric_means(entries: Sequence[Entry], margin: float) -> list[Comparison] | None:
     """The suite's geometric mean for each changed file (None for fewer
     than 2 benchmarks)."""
     if len(entries) < 2:
         return None
     return [
-        compare.combine_comparisons([entry.comparisons[index] for entry in entries], context.margin)
-        for index in range(len(context.changed_titles))
+        compare.combine_comparisons([entry.comparisons[index] for entry in entries], margin)
+        for index in range(len(entries[0].comparisons))
     ]
 
 
@@ -306,7 +306,9 @@ def _list_section(entries: Sequence[Entry], context: Context) -> list[str]:
             blocks.append([*format_title(entry.name), "", *lines] if context.names else lines)
             single = False
     return _blocks(
-        *blocks, _hidden_lines(hidden, context), _geometric_mean_lines(_geometric_means(entries, context), context)
+        *blocks,
+        _hidden_lines(hidden, context),
+        _geometric_mean_lines(geometric_means(entries, context.margin), context),
     )
 
 
@@ -336,7 +338,9 @@ def _group_section(entries: Sequence[Entry], context: Context) -> list[str]:
                 lines.append(f"- {entry.name}: {values}: {text.format_change(entry.comparisons[0])}")
             blocks.append(lines)
     return _blocks(
-        *blocks, _hidden_lines(hidden, context), _geometric_mean_lines(_geometric_means(entries, context), context)
+        *blocks,
+        _hidden_lines(hidden, context),
+        _geometric_mean_lines(geometric_means(entries, context.margin), context),
     )
 
 
@@ -361,7 +365,7 @@ def _table_section(entries: Sequence[Entry], context: Context) -> list[str]:
                 cell = f"{changed.format_value(changed.mean())}: {cell}"
             row.append(cell)
         rows.append(row)
-    means = _geometric_means(entries, context)
+    means = geometric_means(entries, context.margin)
     if means is not None and rows:
         rows.append(["Geometric mean", "(ref)", *(text.format_change(mean) for mean in means)])
     table = text.format_table(headers, rows, context.args.table_format) if rows else []
@@ -495,7 +499,7 @@ def format_comparison(suites: Sequence[BenchmarkSuite], args: argparse.Namespace
                 output.extend(block)
     slowdowns: list[str] = []
     if args.fail_on_slowdown is not None:
-        slowdowns = _slowdowns(entries, _geometric_means(entries, context), context, args.fail_on_slowdown)
+        slowdowns = _slowdowns(entries, geometric_means(entries, context.margin), context, args.fail_on_slowdown)
     return output, slowdowns
 
 

@@ -99,12 +99,7 @@ def _summary(suites: Sequence[BenchmarkSuite], titles: Sequence[str], args: argp
     """compare_to's entries, geometric means, notes and warnings."""
     margin = args.min_speed / 100
     entries = compare_to.comparison_entries(suites, args, margin)
-    means = None
-    if len(entries) > 1:
-        means = [
-            compare.combine_comparisons([entry.comparisons[index] for entry in entries], margin)
-            for index in range(len(suites) - 1)
-        ]
+    means = compare_to.geometric_means(entries, margin)
     notes = [*compare_to.chance_lines(entries), *compare_to.ignored_lines(suites, entries, args.benchmarks)]
     warnings = compare_to.environment_warnings(suites, titles, entries)
     compared = [html.ComparedBenchmark(e.name, e.reference, e.changed, e.comparisons) for e in entries]

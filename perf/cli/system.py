@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from perf.errors import UsageError
     from perf.platform.cpus import format_cpu_list, parse_cpu_list
-    from perf.platform.lock import CpuLock
+    from perf.platform.lock import LOCK_FOLDER, CpuLock
     from perf.platform.services import ServiceManager
     from perf.platform.sysfs import SysFS
     from perf.render.system import format_report
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         report = tuning.show(context)
     else:
         tuning.require_root(context, args.action, args.dry_run)
-        folder = None if real else context.sysfs.path("/run/lock/perf")
+        folder = None if real else context.sysfs.path(LOCK_FOLDER)
         # held while writing: a run that starts now waits for tune or reset
         command = [os.path.basename(sys.executable), "-m", "perf", "system", args.action]
         lock = CpuLock(context.all_cpus, folder=folder, command=command)
