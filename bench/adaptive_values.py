@@ -111,6 +111,7 @@ sys.path.insert(0, HERE)
 
 from aa_compare import ROOT, run_env  # noqa: E402
 from drift_compare import print_table, run_logged  # noqa: E402
+from power_interleave import uptime  # noqa: E402
 from runner_budget import _raw_time  # noqa: E402
 
 from perf.analysis.intervals import mean_interval  # noqa: E402
@@ -465,13 +466,6 @@ def summarize(workloads: Sequence[Workload], results: Sequence[Result], args: ar
 
 
 # --- main -------------------------------------------------------------------
-
-
-def uptime() -> str:
-    try:
-        return subprocess.run(["uptime"], capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "load average: " + ", ".join(f"{load:.2f}" for load in os.getloadavg())
 
 
 def run_all(args: argparse.Namespace, workloads: Sequence[Workload], folder: str) -> list[Result]:
