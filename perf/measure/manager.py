@@ -30,7 +30,7 @@ from perf.errors import PerfError, WorkerError, WorkerTimeoutError
 from perf.measure.allocation import PILOT_PROCESSES
 from perf.measure.allocation import pilot_values as choose_values
 from perf.measure.environment import perf_source_folder, random_padding, worker_environment
-from perf.measure.options import stopping_rule, worker_arguments
+from perf.measure.options import worker_arguments
 from perf.model.benchmark import Benchmark
 
 #: how much of a worker's standard error is kept
@@ -447,21 +447,3 @@ def plan_benchmarks(managers: Sequence[Manager], benchmarks: Sequence[tuple[int,
         Unit([Recorder(manager, task, name, total) for manager in managers], total, (seed + index) % 2**31)
         for index, (task, name) in enumerate(benchmarks)
     ]
-
-
-def run_benchmarks(
-    managers: Sequence[Manager],
-    benchmarks: Sequence[tuple[int, str]],
-    seed: int,
-    *,
-    shuffle: bool = False,
-    on_progress: Callable[[int, Progress], None] | None = None,
-) -> list[list[Benchmark]]:
-    """Run the workers of *benchmarks* (see :func:`plan_benchmarks`) and
-    return, for each, one benchmark per manager.  *shuffle* runs several
-    benchmarks in shuffled rounds (see :func:`run_schedule`).  *on_progress*
-    gets the side and the progress."""
-    units = plan_benchmarks(managers, benchmarks, seed)
-    rule = stopping_rule(managers[0].args)
-    run_schedule(units, seed, shuffle=shuffle and len(units) > 1, rule=rule, on_progress=on_progress)
-    return [unit.results() for unit in units]
