@@ -1,5 +1,20 @@
 """Golden-output helpers of the analysis command tests: pyperf 2.10.0's
-recorded output of each fixture in tests/data, with perf's tool names."""
+recorded output of each fixture in tests/data, with perf's tool names.
+
+The recorded files stay pyperf's output; what perf prints differently on
+purpose is applied here, so each test still checks everything else line
+for line:
+
+* tool names (``python -m perf``) and pyperf's typo "95% certainly"
+  (perf: "95% certainty"): :func:`pyperf_output`;
+* perf's own check bullets and information lines: removed from perf's
+  output with :func:`without` and :func:`perf_additions`;
+* ``show``, ``stats``, ``hist``, ``metadata`` and ``dump`` print one line
+  instead of pyperf's warning block (the block is ``check``'s and the
+  runner's): :func:`summarised_pyperf_output` replaces each block of
+  pyperf's output with that line, its count being pyperf's bullets plus
+  perf's own warnings of the benchmark.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +23,9 @@ import sys
 
 import pytest
 
-from perf.analysis.checks import PYPERF_CODES, check_benchmark
+from perf.analysis.checks import PYPERF_CODES, check_benchmark, is_warning
 from perf.cli.main import main
-from perf.render.checks import format_check
+from perf.render.checks import WARNING_TITLE, format_check, warning_summary_line
 from perf.storage import files
 
 DATA = pathlib.Path(__file__).resolve().parent / "data"
@@ -54,10 +69,47 @@ def pyperf_output(name, command):
     assert lines[-1].startswith("# exit status: ")
     text = "".join(line + "\n" for line in lines[:-1])
     text = text.replace("python -m pyperf", "python -m perf")
+    text = text.replace("(95% certainly of", "(95% certainty of")
     return text.replace(
         "Use pyperf stats, pyperf dump and pyperf hist",
         "Use python -m perf stats, python -m perf dump and python -m perf hist",
     )
+
+
+#: the last line of pyperf's warning block
+BLOCK_END = "Use --quiet option to hide these warnings."
+
+
+def summarised_pyperf_output(name, command):
+    """:func:`pyperf_output` with each warning block replaced by the one
+    line perf prints instead (for the file as the tests pass it:
+    ``DATA / name``).  The blocks follow the benchmarks' order; every
+    benchmark with a warning must have pyperf's block."""
+    path = str(DATA / name)
+    suite = files.load(path)
+    warned = []
+    for benchmark in suite:
+        warnings = [check for check in check_benchmark(benchmark) if is_warning(check)]
+        if warnings:
+            warned.append((benchmark, warnings))
+    lines = pyperf_output(name, command).splitlines()
+    output = []
+    index = found = 0
+    while index < len(lines):
+        if lines[index] != WARNING_TITLE:
+            output.append(lines[index])
+            index += 1
+            continue
+        end = lines.index(BLOCK_END, index)
+        bullets = sum(1 for line in lines[index:end] if line.startswith("* "))
+        benchmark, warnings = warned[found]
+        found += 1
+        count = bullets + sum(1 for check in warnings if check.code not in PYPERF_CODES)
+        benchmark_name = benchmark.get_name() if len(suite) > 1 else None
+        output.append(warning_summary_line(count, path, benchmark_name))
+        index = end + 1
+    assert found == len(warned), f"{len(warned)} benchmarks with warnings, {found} pyperf blocks"
+    return "".join(line + "\n" for line in output)
 
 
 def pyperf_status(name, command):

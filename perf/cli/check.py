@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     items = load_selection(args)
-    lines = format_benchmarks(items, Blocks(checks=True, check_too_many_processes=True))
+    lines = format_benchmarks(items, Blocks(checks=True, full_checks=True, check_too_many_processes=True))
     print_lines(lines)
     if WARNING_TITLE not in lines:
         print("The benchmark seems to be stable" if len(items) == 1 else "All benchmarks seem to be stable")

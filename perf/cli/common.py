@@ -13,7 +13,7 @@ from perf.model.benchmark import Benchmark
 from perf.model.metadata import common_metadata
 from perf.model.suite import BenchmarkSuite
 from perf.render.benchmark import format_result
-from perf.render.checks import format_warnings
+from perf.render.checks import format_warning_summary, format_warnings
 from perf.render.metadata import format_metadata_lines
 from perf.render.units import format_datetime, format_seconds
 from perf.storage import files
@@ -127,8 +127,21 @@ def format_title(title: str, level: int = 1) -> list[str]:
 
 
 def check_lines(benchmark: Benchmark, check_too_many_processes: bool = False) -> list[str]:
-    """The stability warnings of *benchmark* (``[]`` when it looks stable)."""
+    """The stability warnings of *benchmark* in full (``[]`` when it looks
+    stable): the ``check`` command."""
     return format_warnings(check_benchmark(benchmark, check_too_many_processes=check_too_many_processes), benchmark)
+
+
+def check_summary_lines(item: Item) -> list[str]:
+    """The stability warnings of a displayed benchmark as one line that
+    points to ``check`` (``show``, ``stats``, ``hist``, ``metadata``,
+    ``dump``: the full block is printed by ``check`` and after a run)."""
+    benchmark = item.benchmark
+    name = benchmark.get_name() if len(item.suite) > 1 else None
+    filename = item.suite.filename
+    return format_warning_summary(
+        check_benchmark(benchmark), benchmark, None if filename is None else str(filename), name
+    )
 
 
 def _suite_summary(suite: BenchmarkSuite) -> list[str]:
@@ -170,12 +183,15 @@ class Blocks(NamedTuple):
     hist: bool = False
     stats: bool = False
     checks: bool = False
+    #: the whole warning block (``check``), not one line pointing to ``check``
+    full_checks: bool = False
     check_too_many_processes: bool = False
     result: bool = False
 
 
-def _benchmark_lines(benchmark: Benchmark, blocks: Blocks) -> list[str]:
+def _benchmark_lines(item: Item, blocks: Blocks) -> list[str]:
     # each command imports the renderers of its blocks only
+    benchmark = item.benchmark
     parts = []
     if blocks.dump:
         from perf.render.dump import format_dump
@@ -190,7 +206,10 @@ def _benchmark_lines(benchmark: Benchmark, blocks: Blocks) -> list[str]:
 
         parts.append(format_stats(benchmark))
     if blocks.checks:
-        parts.append(check_lines(benchmark, blocks.check_too_many_processes))
+        if blocks.full_checks:
+            parts.append(check_lines(benchmark, blocks.check_too_many_processes))
+        else:
+            parts.append(check_summary_lines(item))
     if blocks.result:
         parts.append([format_result(benchmark)])
     lines: list[str] = []
@@ -230,7 +249,7 @@ def format_benchmarks(items: Sequence[Item], blocks: Blocks) -> list[str]:
         lines: list[str] = []
         if blocks.metadata and metadatas[index]:
             lines.extend(["Metadata:", *format_metadata_lines(metadatas[index])])
-        bench_lines = _benchmark_lines(item.benchmark, blocks)
+        bench_lines = _benchmark_lines(item, blocks)
         if bench_lines:
             empty_line(lines)
             lines.extend(bench_lines)

@@ -1,4 +1,6 @@
-"""``python -m perf dump FILE...``: every run of each benchmark, value by value."""
+"""``python -m perf dump FILE...``: every run of each benchmark, value by value,
+then the stability warnings unless ``-q`` (one line: ``check`` prints them
+in full)."""
 
 from __future__ import annotations
 

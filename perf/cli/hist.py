@@ -3,7 +3,7 @@
 As pyperf: the benchmarks of the same name in every file share one
 histogram scale (each under ``[ file ]`` when several files are given), a
 title per name when there are several names, stability warnings after each
-histogram unless ``-q``, and benchmarks missing from some files come last,
+histogram unless ``-q`` (one line pointing to ``check``), and benchmarks missing from some files come last,
 each on its own scale under ``[ name ]``.  A benchmark without values (only
 calibration runs) is an error (pyperf crashes).
 """
@@ -15,7 +15,7 @@ import argparse
 from perf.cli.common import (
     Item,
     add_input_arguments,
-    check_lines,
+    check_summary_lines,
     format_title,
     load_selection,
     print_lines,
@@ -41,8 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--extend", action="store_true", help="use the whole terminal width and height")
 
 
-def _histogram(pairs: list[tuple[str | None, Benchmark]], args: argparse.Namespace) -> list[str]:
-    """Histograms on a shared scale, each followed by its warnings."""
+def _histogram(titled: list[tuple[str | None, Item]], args: argparse.Namespace) -> list[str]:
+    """Histograms on a shared scale, each followed by its warnings (one
+    line pointing to ``check``)."""
+    pairs: list[tuple[str | None, Benchmark]] = [(title, item.benchmark) for title, item in titled]
     # benchmarks are separated by one empty line and hold none themselves
     blocks: list[list[str]] = [[]]
     for line in format_histogram(pairs, bins=args.bins, extend=args.extend):
@@ -51,11 +53,11 @@ def _histogram(pairs: list[tuple[str | None, Benchmark]], args: argparse.Namespa
         else:
             blocks.append([])
     lines: list[str] = []
-    for block, (_title, benchmark) in zip(blocks, pairs):
+    for block, (_title, item) in zip(blocks, titled):
         if lines:
             lines.append("")
         lines.extend(block)
-        warnings = [] if args.quiet else check_lines(benchmark)
+        warnings = [] if args.quiet else check_summary_lines(item)
         if warnings:
             lines.append("")
             lines.extend(warnings)
@@ -81,15 +83,15 @@ def run(args: argparse.Namespace) -> int:
     groups: list[list[str]] = []
     for name in shared:
         lines = [*format_title(name, 1), ""] if show_group_name else []
-        pairs: list[tuple[str | None, Benchmark]] = [
-            (item.filename if show_filename else None, item.benchmark) for item in by_name[name]
+        titled: list[tuple[str | None, Item]] = [
+            (item.filename if show_filename else None, item) for item in by_name[name]
         ]
-        lines.extend(_histogram(pairs, args))
+        lines.extend(_histogram(titled, args))
         groups.append(lines)
     shared_names = set(shared)
     for item in items:
         if item.benchmark.get_name() not in shared_names:
-            groups.append(_histogram([(item.benchmark.get_name(), item.benchmark)], args))
+            groups.append(_histogram([(item.benchmark.get_name(), item)], args))
     output: list[str] = []
     for lines in groups:
         if output:

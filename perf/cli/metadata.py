@@ -2,7 +2,7 @@
 
 With several benchmarks, the metadata they all share come first under
 "Common metadata", then each benchmark's own; stability warnings follow
-unless ``-q``.
+unless ``-q`` (one line: ``check`` prints them in full).
 """
 
 from __future__ import annotations

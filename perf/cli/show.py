@@ -2,7 +2,9 @@
 
 With ``-d/--dump``, ``-g/--hist``, ``-t/--stats`` or ``-m/--metadata`` the
 layout becomes pyperf's multi-line one (titles, then each block); without
-them, stability warnings (unless ``-q``) switch to that layout too.
+them, stability warnings (unless ``-q``) switch to that layout too.  The
+warnings are one line that points to ``python -m perf check FILE``, which
+prints them in full.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import argparse
 from perf.cli.common import (
     Blocks,
     add_input_arguments,
-    check_lines,
+    check_summary_lines,
     format_benchmarks,
     format_title,
     load_selection,
@@ -37,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     checks = not args.quiet
     multiline = args.dump or args.metadata or args.hist or args.stats
     if not multiline and checks:
-        multiline = any(check_lines(item.benchmark) for item in items)
+        multiline = any(check_summary_lines(item) for item in items)
     if multiline:
         blocks = Blocks(
             metadata=args.metadata,

@@ -1,9 +1,9 @@
 """``python -m perf stats FILE...``: descriptive statistics of each benchmark.
 
 pyperf's text (``pyperf stats``), then perf's process-level block, then the
-stability warnings unless ``-q``.  A benchmark holding only calibration runs
-(an interrupted run) is an error: there is nothing to compute (pyperf
-crashes).
+stability warnings unless ``-q`` (one line: ``check`` prints them in full).
+A benchmark holding only calibration runs (an interrupted run) is an error:
+there is nothing to compute (pyperf crashes).
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 
 The checks themselves come from :mod:`perf.analysis.checks`; this module
 owns every sentence.  Bullets that pyperf 2.10.0 prints keep its wording
-word for word (users and CI scripts grep them, "95% certainly" included);
-perf's own checks get plain sentences.  Layout of :func:`format_warnings`::
+word for word (users and CI scripts grep them), except pyperf's typo
+"95% certainly", written "95% certainty"; perf's own checks get plain
+sentences.  Layout of :func:`format_warnings` (the runner's result and the
+``check`` command)::
 
     WARNING: the benchmark result may be unstable
     * <one bullet per warning>
@@ -15,6 +17,12 @@ perf's own checks get plain sentences.  Layout of :func:`format_warnings`::
     <advice lines, e.g. "Benchmark was run more times than necessary ...">
 
     <information lines, e.g. "steady state: 4 warmup, 1 flat">
+
+The commands that show a result file (``show``, ``stats``, ``hist``,
+``metadata``, ``dump``) print one line instead of the block,
+:func:`format_warning_summary`, pointing to ``check``::
+
+    WARNING: the benchmark result may be unstable (2 warnings): run "python -m perf check bench.json" for details
 
 Like pyperf, "python" is the base name of the running interpreter
 (``python3``, ``pypy3``...) unless the caller names one, and the advice
@@ -33,7 +41,14 @@ from typing import Callable, Sequence
 from perf.analysis.checks import ADVICE_CODES, INFO_CODES, Check, check_benchmark, is_warning
 from perf.model.benchmark import Benchmark
 
-__all__ = ["WARNING_TITLE", "format_check", "format_checks", "format_warnings"]
+__all__ = [
+    "WARNING_TITLE",
+    "format_check",
+    "format_checks",
+    "format_warning_summary",
+    "format_warnings",
+    "warning_summary_line",
+]
 
 WARNING_TITLE = "WARNING: the benchmark result may be unstable"
 
@@ -47,7 +62,7 @@ def _stdev(check: Check, benchmark: Benchmark) -> str:
 
 
 def _sample_size(check: Check, benchmark: Benchmark) -> str:
-    return "Not enough samples to get a stable result (95% certainly of less than 1% variation)"
+    return "Not enough samples to get a stable result (95% certainty of less than 1% variation)"
 
 
 def _min_max(check: Check, benchmark: Benchmark) -> str:
@@ -116,6 +131,15 @@ def _precision(check: Check, benchmark: Benchmark) -> str:
     return text
 
 
+def _loop_overhead(check: Check, benchmark: Benchmark) -> str:
+    overhead, percent = check.values
+    return (
+        f"loop overhead: the empty timing loop takes {benchmark.format_value(overhead)} per iteration, "
+        f"{percent:.0f}% of the median value; it is included, not subtracted "
+        "(--duplicate N repeats the statement N times per iteration)"
+    )
+
+
 _FORMATTERS: dict[str, Callable[[Check, Benchmark], str]] = {
     "stdev": _stdev,
     "sample_size": _sample_size,
@@ -128,6 +152,7 @@ _FORMATTERS: dict[str, Callable[[Check, Benchmark], str]] = {
     "first_value_outlier": _first_value_outlier,
     "no_steady_state": _no_steady_state,
     "steady_state_mix": _steady_state_mix,
+    "loop_overhead": _loop_overhead,
     "precision": _precision,
 }
 
@@ -152,6 +177,20 @@ def _python_name(python: str | None) -> str:
     return os.path.basename(sys.executable) or "python"
 
 
+def _advice_and_information(checks: Sequence[Check], benchmark: Benchmark, lines: list[str]) -> list[str]:
+    """*lines* followed by the advice lines, then (after an empty line if
+    there is anything before them) the information lines."""
+    for check in checks:
+        if check.code in ADVICE_CODES:
+            lines.extend(format_check(check, benchmark).splitlines())
+    information = [format_check(check, benchmark) for check in checks if check.code in INFO_CODES]
+    if information:
+        if lines:
+            lines.append("")
+        lines.extend(information)
+    return lines
+
+
 def format_warnings(checks: Sequence[Check], benchmark: Benchmark, python: str | None = None) -> list[str]:
     """Lines for *checks* (see the module documentation); ``[]`` for none.
 
@@ -169,15 +208,47 @@ def format_warnings(checks: Sequence[Check], benchmark: Benchmark, python: str |
         lines.append(f"Run '{python} -m perf system tune' command to reduce the system jitter.")
         lines.append(f"Use {python} -m perf stats, {python} -m perf dump and {python} -m perf hist to analyze results.")
         lines.append("Use --quiet option to hide these warnings.")
-    for check in checks:
-        if check.code in ADVICE_CODES:
-            lines.extend(format_check(check, benchmark).splitlines())
-    information = [format_check(check, benchmark) for check in checks if check.code in INFO_CODES]
-    if information:
-        if lines:
-            lines.append("")
-        lines.extend(information)
-    return lines
+    return _advice_and_information(checks, benchmark, lines)
+
+
+#: file names that cannot be given back to ``check`` (stdin, a string)
+_NO_FILENAME = (None, "", "-", "<stdin>", "<string>")
+
+
+def warning_summary_line(
+    count: int, filename: str | None = None, name: str | None = None, python: str | None = None
+) -> str:
+    """``WARNING: the benchmark result may be unstable (2 warnings): run
+    "python -m perf check bench.json" for details``.
+
+    It starts with pyperf's title, so that scripts grepping it still find
+    it.  *filename* is the result file (``FILE`` when there is none to
+    name), *name* the benchmark, given with ``-b`` (for a file of several
+    benchmarks).
+    """
+    import shlex
+
+    words = [_python_name(python), "-m", "perf", "check"]
+    if name is not None:
+        words += ["-b", shlex.quote(name)]
+    words.append("FILE" if filename in _NO_FILENAME else shlex.quote(str(filename)))
+    plural = "warning" if count == 1 else "warnings"
+    return f'{WARNING_TITLE} ({count} {plural}): run "{" ".join(words)}" for details'
+
+
+def format_warning_summary(
+    checks: Sequence[Check],
+    benchmark: Benchmark,
+    filename: str | None = None,
+    name: str | None = None,
+    python: str | None = None,
+) -> list[str]:
+    """:func:`format_warnings` with the warning block reduced to
+    :func:`warning_summary_line` (advice and information lines are kept);
+    ``[]`` for no check."""
+    count = sum(1 for check in checks if is_warning(check))
+    lines = [warning_summary_line(count, filename, name, python)] if count else []
+    return _advice_and_information(checks, benchmark, lines)
 
 
 def format_checks(benchmark: Benchmark, check_too_many_processes: bool = False, python: str | None = None) -> list[str]:

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from golden import DATA, FIXTURES, deterministic, perf_additions, pyperf_output, pyperf_status, run, without  # noqa: F401 (deterministic: an autouse fixture)
+from golden import (  # noqa: F401 (deterministic: an autouse fixture)
+    DATA,
+    FIXTURES,
+    deterministic,
+    perf_additions,
+    pyperf_output,
+    pyperf_status,
+    run,
+    summarised_pyperf_output,
+    without,
+)
 
 from perf.render.stats import format_process_stats
 from perf.storage import files
@@ -27,7 +37,7 @@ def test_stats_matches_pyperf_plus_process_block(name, capsys):
     status, out, err = run(capsys, "stats", str(DATA / name))
     assert (status, err) == (pyperf_status(name, "stats"), "")
     lines = remove_process_blocks(out.splitlines(), name)
-    assert without(lines, perf_additions(name)) == pyperf_output(name, "stats").splitlines()
+    assert without(lines, perf_additions(name)) == summarised_pyperf_output(name, "stats").splitlines()
 
 
 def test_stats_process_block_follows_pyperf_text(capsys):

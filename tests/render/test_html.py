@@ -349,7 +349,7 @@ def test_stability_warnings(two_files):
     assert "call_slower (ref)" in headings and "dict_no_change (changed)" in headings
     assert "call_faster (ref)" not in headings  # stable
     warnings = [text_of(item) for item in section.iter("li")]
-    assert "Not enough samples to get a stable result (95% certainly of less than 1% variation)" in warnings
+    assert "Not enough samples to get a stable result (95% certainty of less than 1% variation)" in warnings
     assert "the shortest raw value is only 994 us" in warnings
     assert text_of(section.find("p")).startswith("WARNING: 8 benchmark results may be unstable.")
 

@@ -20,7 +20,14 @@ from perf.analysis.checks import PYPERF_CODES, Check, check_benchmark
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.model.suite import BenchmarkSuite
-from perf.render.checks import WARNING_TITLE, format_check, format_checks, format_warnings
+from perf.render.checks import (
+    WARNING_TITLE,
+    format_check,
+    format_checks,
+    format_warning_summary,
+    format_warnings,
+    warning_summary_line,
+)
 from perf.storage import files
 
 FIXTURES = fixtures_with("check")
@@ -41,7 +48,9 @@ def make_run(values: Any, warmups: Any = None, **metadata: Any) -> Run:
 
 def perf_names(text: str, python: str = "python") -> str:
     """pyperf's text with perf's names: pyperf has a ``pyperf`` script, perf
-    is run as ``python -m perf`` with the interpreter's name."""
+    is run as ``python -m perf`` with the interpreter's name; perf fixes
+    pyperf's typo "95% certainly"."""
+    text = text.replace("(95% certainly of", "(95% certainty of")
     return text.replace("-m pyperf system tune", "-m perf system tune").replace(
         "Use pyperf stats, pyperf dump and pyperf hist",
         f"Use {python} -m perf stats, {python} -m perf dump and {python} -m perf hist",
@@ -102,7 +111,7 @@ def test_timeit_fixture() -> None:
     benchmark = Benchmark.load(str(DATA / "timeit.json"))
     assert format_checks(benchmark, check_too_many_processes=True, python="python") == [
         WARNING_TITLE,
-        "* Not enough samples to get a stable result (95% certainly of less than 1% variation)",
+        "* Not enough samples to get a stable result (95% certainty of less than 1% variation)",
         *FOOTER,
         "",
         "precision: the 95% confidence interval of the mean is +-1.4% with 4 processes; "
@@ -187,7 +196,7 @@ def test_constructed_benchmarks_match_pyperf(index: int) -> None:
         (
             Check("sample_size", (13, 4)),
             "second",
-            "Not enough samples to get a stable result (95% certainly of less than 1% variation)",
+            "Not enough samples to get a stable result (95% certainty of less than 1% variation)",
         ),
         (Check("min", (0.5, -50.0, 1.0)), "second", "the minimum (500 ms) is 50% smaller than the mean (1.00 sec)"),
         (Check("max", (4.0, 166.7, 1.5)), "second", "the maximum (4.00 sec) is 167% greater than the mean (1.50 sec)"),
@@ -323,7 +332,7 @@ def test_constructed_benchmark_with_every_perf_check() -> None:
     lines = format_checks(Benchmark(runs), check_too_many_processes=True, python="python")
     assert lines == [
         WARNING_TITLE,
-        "* Not enough samples to get a stable result (95% certainly of less than 1% variation)",
+        "* Not enough samples to get a stable result (95% certainty of less than 1% variation)",
         # the 8 slow first values and the 3 values of the slow process
         "* 11 of 63 values (17%) are severe outliers (more than 3 IQR beyond the quartiles)",
         "* process 5 was 20% slower than the median of process means (noisy neighbour?)",
@@ -337,3 +346,33 @@ def test_constructed_benchmark_with_every_perf_check() -> None:
         "precision: the 95% confidence interval of the mean is +-1.9% with 21 processes; "
         "about 70 processes would make it +-1%",
     ]
+
+
+# --- one line for the commands that show a file -----------------------------------
+
+
+def test_warning_summary_line() -> None:
+    assert warning_summary_line(1, "bench.json", python="python3") == (
+        'WARNING: the benchmark result may be unstable (1 warning): run "python3 -m perf check bench.json" for details'
+    )
+    assert warning_summary_line(3, "out/my bench.json", "sort list", python="pypy3") == (
+        "WARNING: the benchmark result may be unstable (3 warnings): "
+        "run \"pypy3 -m perf check -b 'sort list' 'out/my bench.json'\" for details"
+    )
+    for filename in (None, "-", "<stdin>"):
+        assert warning_summary_line(2, filename, python="python") == (
+            'WARNING: the benchmark result may be unstable (2 warnings): run "python -m perf check FILE" for details'
+        )
+
+
+def test_warning_summary_keeps_advice_and_information() -> None:
+    benchmark = Benchmark.load(str(DATA / "timeit_inner_loops.json"))
+    checks = check_benchmark(benchmark, check_too_many_processes=True)
+    assert format_warning_summary(checks, benchmark, "x.json", python="python") == [
+        'WARNING: the benchmark result may be unstable (2 warnings): run "python -m perf check x.json" for details',
+        "",
+        "precision: the 95% confidence interval of the mean is +-21.0% with 3 processes; "
+        "about 278 processes would make it +-1%",
+    ]
+    stable = Benchmark.load(str(DATA / "track_memory.json"))
+    assert format_warning_summary(check_benchmark(stable), stable, "x.json") == []
