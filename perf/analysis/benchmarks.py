@@ -23,7 +23,20 @@ from perf.model.benchmark import Benchmark
 PAIR_KEY = "ab_pair"
 SEED_KEY = "ab_seed"
 
-__all__ = ["PAIR_KEY", "SEED_KEY", "compare_benchmarks", "paired_process_means"]
+#: seconds per statement of the empty timing loop (perf.measure.worker)
+LOOP_OVERHEAD_KEY = "loop_overhead"
+
+__all__ = ["LOOP_OVERHEAD_KEY", "PAIR_KEY", "SEED_KEY", "compare_benchmarks", "loop_overhead", "paired_process_means"]
+
+
+def loop_overhead(benchmark: Benchmark) -> float | None:
+    """The median loop overhead of the runs with values (seconds per
+    statement, as the values), or None when no run measured it."""
+    from perf.analysis.statistics import median
+
+    overheads = [run._get(LOOP_OVERHEAD_KEY) for run in benchmark.get_runs() if run.values]
+    measured = [value for value in overheads if isinstance(value, (int, float))]
+    return median(measured) if measured else None
 
 
 def _pairs(benchmark: Benchmark) -> tuple[object, dict[int, float]] | None:

@@ -49,6 +49,11 @@ perf's process-level checks (design notes R8 and R9, ``statistics.md``):
 ``steady_state_mix``
     whenever runs carry ``steady_state`` (information, not a warning).
     values: ``((kind, count), ...)``, most frequent first
+``loop_overhead``
+    runs carry ``loop_overhead`` (the empty timing loop, timed once per
+    worker) and its median is more than 10 % of the median value
+    (information: the value times the loop as well as the code).
+    values: ``(overhead_seconds, percent_of_the_median_value)``
 ``precision``
     only with ``check_too_many_processes`` (the ``check`` command) and
     >= 2 processes with values (information): the half-width of the 95 %
@@ -108,6 +113,7 @@ CODES = (
     "no_steady_state",
     "too_many_runs",
     "steady_state_mix",
+    "loop_overhead",
     "precision",
 )
 #: the codes pyperf 2.10.0 reports too
@@ -115,7 +121,7 @@ PYPERF_CODES = frozenset({"stdev", "sample_size", "min", "max", "short_raw", "to
 #: advice that is not a sign of an unstable result
 ADVICE_CODES = frozenset({"too_many_runs"})
 #: information only
-INFO_CODES = frozenset({"steady_state_mix", "precision"})
+INFO_CODES = frozenset({"steady_state_mix", "loop_overhead", "precision"})
 
 #: pyperf's thresholds
 STDEV_PERCENT = 10.0
@@ -129,6 +135,8 @@ VALUE_OUTLIERS_FRACTION = 0.02
 FIRST_VALUE_OUTLIERS_FRACTION = 0.25
 MIN_TUKEY_VALUES = 4
 MIN_OUTLIER_PROCESSES = 4
+#: the share of a value the empty loop may take before perf says so (R10)
+LOOP_OVERHEAD_FRACTION = 0.10
 #: the half-width of the interval of the mean the precision check aims at
 PRECISION = 0.01
 
@@ -161,9 +169,24 @@ def check_benchmark(benchmark: Benchmark, check_too_many_processes: bool = False
     if check_too_many_processes and required is not None and required < nprocesses * TOO_MANY_RUNS_FRACTION:
         checks.append(Check("too_many_runs", (required, nprocesses)))
     checks.extend(check for check in steady_states if check.code == "steady_state_mix")
+    checks.extend(_loop_overhead_check(benchmark))
     if check_too_many_processes:
         checks.extend(_precision_check(benchmark.get_process_means()))
     return checks
+
+
+def _loop_overhead_check(benchmark: Benchmark) -> list[Check]:
+    """The empty timing loop takes more than 10 % of a value: the result
+    times the loop as well as the code (design/statistics.md R10)."""
+    from perf.analysis.benchmarks import loop_overhead
+
+    overhead = loop_overhead(benchmark)
+    if overhead is None:
+        return []
+    median = statistics.median(benchmark.get_values())
+    if median <= 0 or overhead <= LOOP_OVERHEAD_FRACTION * median:
+        return []
+    return [Check("loop_overhead", (overhead, overhead * 100.0 / median))]
 
 
 def _precision_check(means: Sequence[float]) -> list[Check]:

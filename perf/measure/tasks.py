@@ -12,6 +12,7 @@ Must not: print, spawn workers, decide loop counts.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import sys
 from typing import Any, Awaitable, Callable, Sequence
@@ -34,6 +35,7 @@ class Task:
         *,
         collect: Callable[[dict[str, Any]], None] | None = None,
         memory_function: TimeFunction | None = None,
+        overhead_function: TimeFunction | None = None,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise ValueError(f"a benchmark name must be a non-empty string, got {name!r}")
@@ -48,6 +50,9 @@ class Task:
         #: with --track-memory: loops -> peak memory in bytes (a command's
         #: own maximum RSS); None tracks this process
         self.memory_function = memory_function
+        #: loops -> seconds of the same loop with an empty body, timed once
+        #: per worker and recorded as ``loop_overhead`` (never subtracted)
+        self.overhead_function = overhead_function
 
 
 def func_time_function(func: Callable[..., Any], args: Sequence[Any], clock: Clock = DEFAULT_CLOCK) -> TimeFunction:
@@ -55,10 +60,25 @@ def func_time_function(func: Callable[..., Any], args: Sequence[Any], clock: Clo
     call = functools.partial(func, *args) if args else func
 
     def time_function(loops: int) -> float:
-        iterations = range(loops)
+        # itertools.repeat: no int object per iteration (range makes one)
+        iterations = itertools.repeat(None, loops)
         start = clock()
         for _ in iterations:
             call()
+        return clock() - start
+
+    return time_function
+
+
+def empty_loop_time_function(clock: Clock = DEFAULT_CLOCK) -> TimeFunction:
+    """The loop of :func:`func_time_function` with nothing in it: its
+    seconds are the loop overhead included in every value."""
+
+    def time_function(loops: int) -> float:
+        iterations = itertools.repeat(None, loops)
+        start = clock()
+        for _ in iterations:
+            pass
         return clock() - start
 
     return time_function
@@ -83,7 +103,7 @@ def async_time_function(
     import asyncio
 
     async def run(loops: int) -> float:
-        iterations = range(loops)
+        iterations = itertools.repeat(None, loops)
         start = clock()
         for _ in iterations:
             await func(*args)
@@ -110,22 +130,30 @@ def inner(_it, _timer):
 {teardown}
     return _t1 - _t0
 """
+#: the loop of the stdlib's timeit and of pyperf: ``_it`` is
+#: ``itertools.repeat(None, loops)``, which creates no object per iteration
+#: (``range`` creates an int each time: 4-10 ns more per loop on CPython)
 _FOR_LOOP = "    for _i in _it:\n{stmt}"
-#: PyPy: a counting loop, which its JIT traces better than a range iterator
+#: PyPy: a counting loop (bench/timeit_loop.py measured both loops there)
 _WHILE_LOOP = "    while _it > 0:\n        _it -= 1\n{stmt}"
 
 
-def _join(code: str | Sequence[str], what: str) -> str:
+def _statements(code: str | Sequence[str], what: str) -> list[str]:
+    """The statements of *code* as pyperf keeps them: right-stripped, the
+    empty ones dropped (a str is one statement, which may span lines)."""
     if isinstance(code, str):
-        return code
-    if not all(isinstance(line, str) for line in code):
-        raise TypeError(f"{what} must be a str or a sequence of str")
-    return "\n".join(code)
+        pieces = [code]
+    else:
+        pieces = list(code)
+        if not all(isinstance(line, str) for line in pieces):
+            raise TypeError(f"{what} must be a str or a sequence of str")
+    return [piece.rstrip() for piece in pieces if piece.rstrip()]
 
 
-def _one_line(code: str) -> str:
-    lines = code.splitlines()
-    return code if len(lines) <= 1 else " ".join(repr(line) for line in lines)
+def _format_statements(statements: Sequence[str]) -> str:
+    """Metadata is one line: each statement's repr, joined by spaces
+    (``'a = 1' 'b = 2'``), as pyperf stores ``timeit_*``."""
+    return " ".join(repr(statement) for statement in statements)
 
 
 def _has_code(code: str) -> bool:
@@ -141,13 +169,19 @@ def _indent(code: str, level: int) -> str:
 
 
 class TimeitCode:
-    """Statements of a timeit benchmark, compiled into a timing function."""
+    """Statements of a timeit benchmark, compiled into a timing function.
+
+    Each of *stmt*, *setup* and *teardown* is a str or a sequence of str
+    (one statement each, joined by newlines).  The default setup and
+    teardown are empty: :meth:`perf.Runner.timeit` passes ``"pass"``, as
+    pyperf's does, so its metadata says ``timeit_setup: 'pass'`` too.
+    """
 
     def __init__(
         self,
         stmt: str | Sequence[str],
-        setup: str | Sequence[str] = "pass",
-        teardown: str | Sequence[str] = "pass",
+        setup: str | Sequence[str] = (),
+        teardown: str | Sequence[str] = (),
         duplicate: int | None = None,
         globals: dict[str, Any] | None = None,
         *,
@@ -155,9 +189,12 @@ class TimeitCode:
     ) -> None:
         if duplicate is not None and (not isinstance(duplicate, int) or duplicate < 1):
             raise ValueError(f"duplicate must be an int >= 1, got {duplicate!r}")
-        self.stmt = _join(stmt, "stmt")
-        self.setup = _join(setup, "setup")
-        self.teardown = _join(teardown, "teardown")
+        self.statements = {
+            "stmt": _statements(stmt, "stmt"),
+            "setup": _statements(setup, "setup"),
+            "teardown": _statements(teardown, "teardown"),
+        }
+        self.stmt, self.setup, self.teardown = ("\n".join(self.statements[what]) for what in self.statements)
         self.duplicate = duplicate or 1
         self.globals = globals
         if counting_loop is None:
@@ -166,39 +203,52 @@ class TimeitCode:
         self._check()
 
     def _check(self) -> None:
-        """Each piece must compile on its own (a clear error now, not in a worker)."""
+        """Each piece must compile on its own (a clear error now, not in a
+        worker), named as Python names the error."""
         for what, code in (("stmt", self.stmt), ("setup", self.setup), ("teardown", self.teardown)):
             try:
                 compile(code, f"<timeit-{what}>", "exec")
             except SyntaxError as exc:
-                raise UsageError(f"invalid {what} {code!r}: {exc.msg} (line {exc.lineno})") from None
+                raise UsageError(
+                    f"invalid {what} {code!r}: {type(exc).__name__}: {exc.msg} (line {exc.lineno})"
+                ) from None
 
-    def source(self) -> str:
-        stmt = "\n".join([_indent(self.stmt, 2)] * self.duplicate)
+    def source(self, *, empty: bool = False) -> str:
+        """The timing function's source; *empty*: the same loop with no
+        statement in it, no setup and no teardown (the loop overhead)."""
+        stmt = "pass" if empty else "\n".join([_indent(self.stmt, 2)] * self.duplicate)
+        if empty:
+            stmt = _indent(stmt, 2)
         loop = (_WHILE_LOOP if self.counting_loop else _FOR_LOOP).format(stmt=stmt)
-        return _TEMPLATE.format(setup=_indent(self.setup, 1), loop=loop, teardown=_indent(self.teardown, 1))
+        setup, teardown = ("", "") if empty else (self.setup, self.teardown)
+        return _TEMPLATE.format(setup=_indent(setup, 1), loop=loop, teardown=_indent(teardown, 1))
 
-    def time_function(self, clock: Clock = DEFAULT_CLOCK) -> TimeFunction:
+    def time_function(self, clock: Clock = DEFAULT_CLOCK, *, empty: bool = False) -> TimeFunction:
         namespace: dict[str, Any] = dict(self.globals) if self.globals is not None else {}
-        code = compile(self.source(), "<timeit-src>", "exec")
+        code = compile(self.source(empty=empty), "<timeit-src>", "exec")
         local: dict[str, Any] = {}
         exec(code, namespace, local)
         inner = local["inner"]
         counting = self.counting_loop
+        repeat = itertools.repeat
 
         def time_function(loops: int) -> float:
-            return float(inner(loops if counting else range(loops), clock))
+            return float(inner(loops if counting else repeat(None, loops), clock))
 
         return time_function
 
+    def overhead_function(self, clock: Clock = DEFAULT_CLOCK) -> TimeFunction:
+        """The empty loop of :meth:`time_function`: what every value
+        includes besides the statements (design/statistics.md R10)."""
+        return self.time_function(clock, empty=True)
+
     def metadata(self) -> dict[str, Any]:
-        """``timeit_*`` keys; several lines are stored as their reprs
-        joined with spaces, as pyperf does (metadata is one line)."""
-        metadata: dict[str, Any] = {"timeit_stmt": _one_line(self.stmt)}
-        if self.setup != "pass":
-            metadata["timeit_setup"] = _one_line(self.setup)
-        if self.teardown != "pass":
-            metadata["timeit_teardown"] = _one_line(self.teardown)
+        """``timeit_*`` keys, stored as pyperf stores them."""
+        metadata: dict[str, Any] = {}
+        for what in ("stmt", "setup", "teardown"):
+            statements = self.statements[what]
+            if statements or what == "stmt":
+                metadata[f"timeit_{what}"] = _format_statements(statements)
         if self.duplicate > 1:
             metadata["timeit_duplicate"] = self.duplicate
         return metadata
@@ -228,8 +278,12 @@ class CommandTimer:
     starts a helper process for this).
     """
 
-    def __init__(self, command: Sequence[str], clock: Clock = DEFAULT_CLOCK) -> None:
+    def __init__(
+        self, command: Sequence[str], clock: Clock = DEFAULT_CLOCK, *, given: Sequence[str] | None = None
+    ) -> None:
         self.command = list(command)
+        #: the command line as the user wrote it (the program not resolved)
+        self.given = list(given) if given is not None else self.command
         self.clock = clock
         #: the largest resident set size of one run, in bytes
         self.max_rss = 0
@@ -285,6 +339,9 @@ class CommandTimer:
         return float(self.max_rss)
 
     def collect(self, metadata: dict[str, Any]) -> None:
-        metadata["command"] = " ".join(self.command)
+        import shlex
+
+        # shell-quoted, as pyperf stores it: python -S -c 'import os; os._exit(0)'
+        metadata["command"] = shlex.join(self.given)
         if self.max_rss:
             metadata["command_max_rss"] = self.max_rss

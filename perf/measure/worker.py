@@ -110,7 +110,8 @@ def _plan(args: argparse.Namespace, task: Task, memory: bool) -> SamplingPlan:
         warmups=warmups,
         loops=loops,
         min_time=args.min_time,
-        inner_loops=task.inner_loops or 1,
+        # a peak of memory is not shared out between statements
+        inner_loops=1 if memory else task.inner_loops or 1,
     )
 
 
@@ -128,6 +129,11 @@ def _run_metadata(
         metadata["inner_loops"] = task.inner_loops
     if memory:
         metadata["unit"] = "byte"
+        # how many samples the peaks come from, as pyperf records them
+        metadata["warmups"] = len(samples.warmups)
+        metadata["values"] = len(samples.values)
+    else:
+        metadata.setdefault("unit", "second")  # a script may declare another unit
     metadata["timer_call_cost"] = timer.call_cost
     metadata["timer_effective_resolution"] = timer.resolution
     padding = padding_length()
@@ -170,8 +176,12 @@ def run_task(
     start = time.monotonic()
     samples = measure(time_function, _plan(args, task, memory), timer, on_sample)
     duration = time.monotonic() - start
+    if memory:
+        samples = _in_bytes(samples)
 
     metadata = _run_metadata(task, runner_metadata or {}, samples, timer, memory)
+    if task.overhead_function is not None and not memory:
+        metadata["loop_overhead"] = loop_overhead(task, samples.loops)
     metadata["date"] = date
     metadata["duration"] = duration
     if task.collect is not None:
@@ -181,6 +191,23 @@ def run_task(
     if profiler is not None:
         profiler.save()
     return Benchmark(_runs(samples, metadata))
+
+
+def loop_overhead(task: Task, loops: int) -> float:
+    """Seconds per statement that the empty loop of *task* takes at
+    *loops* loops, timed once after the values; recorded, never subtracted
+    (design/statistics.md R10)."""
+    assert task.overhead_function is not None
+    raw = task.overhead_function(loops)
+    return max(raw, 0.0) / (loops * (task.inner_loops or 1))
+
+
+def _in_bytes(samples: Samples) -> Samples:
+    """Memory peaks are whole bytes: store them as integers, as pyperf does."""
+    return samples._replace(
+        values=tuple(int(value) for value in samples.values),
+        warmups=tuple((loops, int(value)) for loops, value in samples.warmups),
+    )
 
 
 def _runs(samples: Samples, metadata: dict[str, Any]) -> list[Run]:

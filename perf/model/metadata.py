@@ -121,6 +121,8 @@ METADATA: dict[str, MetadataInfo] = {
     "env_padding": MetadataInfo((int,), _not_negative, "must be >= 0", "byte", "filesize"),
     "steady_state": MetadataInfo((str,), _is_steady_state, "must be one of " + ", ".join(STEADY_STATES)),
     "steady_state_warmups": _WARMUPS,
+    # seconds per statement of the empty timing loop (design R10)
+    "loop_overhead": _SECONDS,
 }
 
 DEFAULT_INFO = MetadataInfo((int, float, str))

@@ -19,6 +19,7 @@ import math
 from typing import Sequence
 
 from perf.analysis import statistics
+from perf.analysis.benchmarks import loop_overhead
 from perf.analysis.intervals import benchmark_mean_interval
 from perf.model.benchmark import Benchmark
 from perf.model.run import Number
@@ -190,7 +191,19 @@ def format_process_stats(benchmark: Benchmark) -> list[str]:
     lines.extend(_format_interval(benchmark))
     lines.extend(_format_variance_components(benchmark, mean))
     lines.append(_format_outliers(benchmark, means, "outlier process means"))
+    lines.extend(_format_loop_overhead(benchmark))
     return lines
+
+
+def _format_loop_overhead(benchmark: Benchmark) -> list[str]:
+    """The empty loop's time per iteration, beside the median value: part
+    of every value, reported and never subtracted (design R10)."""
+    overhead = loop_overhead(benchmark)
+    if overhead is None:
+        return []
+    median = benchmark.median()
+    share = f" ({overhead * 100.0 / median:.0f}% of the median value)" if median > 0 else ""
+    return [f"Loop overhead (empty loop, included in the values): {benchmark.format_value(overhead)}{share}"]
 
 
 def format_stats(benchmark: Benchmark) -> list[str]:

@@ -52,7 +52,7 @@ def stable_benchmark(nprocesses: int = 20, **metadata: Any) -> Benchmark:
 def test_codes_are_classified() -> None:
     assert set(PYPERF_CODES) < set(CODES)
     assert set(ADVICE_CODES) == {"too_many_runs"}
-    assert set(INFO_CODES) == {"steady_state_mix", "precision"}
+    assert set(INFO_CODES) == {"steady_state_mix", "loop_overhead", "precision"}
     assert not is_warning(Check("precision", (2.0, 4, 20)))
     assert is_warning(Check("stdev", (1.0, 10.0, 10.0)))
     assert not is_warning(Check("too_many_runs", (1, 4)))
@@ -250,6 +250,24 @@ def test_first_value_ignores_single_value_processes() -> None:
 
 
 # --- perf's checks: JIT steady state (R8) ------------------------------------------------
+
+
+def test_loop_overhead_over_ten_percent_of_the_median_value() -> None:
+    # values of about 1.0 s; an empty loop of 0.2 s per iteration is 20 %
+    benchmark = stable_benchmark(loop_overhead=0.2)
+    assert check_benchmark(benchmark) == [Check("loop_overhead", (0.2, pytest.approx(20.0, rel=0.01)))]
+    assert not is_warning(Check("loop_overhead", (0.2, 20.0)))
+
+
+def test_loop_overhead_under_ten_percent_or_unmeasured_says_nothing() -> None:
+    assert check_benchmark(stable_benchmark(loop_overhead=0.09)) == []
+    assert check_benchmark(stable_benchmark()) == []
+
+
+def test_loop_overhead_is_the_median_of_the_runs() -> None:
+    runs = [make_run(steady(process), loop_overhead=overhead) for process, overhead in enumerate((0.05, 0.3, 0.4))]
+    checks = check_benchmark(Benchmark(runs))
+    assert checks == [Check("loop_overhead", (0.3, pytest.approx(30.0, rel=0.01)))]
 
 
 def test_steady_state_mix_and_no_steady_state() -> None:

@@ -108,11 +108,41 @@ def test_value_run_metadata():
     assert metadata["timer_call_cost"] == pytest.approx(1e-9, rel=1e-3)
     assert metadata["timer_effective_resolution"] == pytest.approx(1e-9, rel=1e-3)
     assert metadata["python_implementation"]  # collected metadata
-    assert "unit" not in metadata
+    assert metadata["unit"] == "second"  # as pyperf writes it
     assert "env_padding" not in metadata
     assert "steady_state" not in metadata
     # values are per inner loop
     assert benchmark.get_runs()[-1].values == pytest.approx((2e-4,) * 3)
+
+
+def test_a_unit_declared_by_the_script_is_kept():
+    task, clock, _ = make_task(metadata={"unit": "integer"})
+    benchmark = run_task(task, worker_args(), clock=clock)
+    assert benchmark.get_metadata()["unit"] == "integer"
+
+
+def test_loop_overhead_is_timed_once_after_the_values_and_recorded():
+    task, clock, work = make_task(inner_loops=5)
+    timed = []
+
+    def empty_loop(loops):
+        timed.append((loops, work.calls))
+        clock.now += loops * 2e-5
+        return loops * 2e-5
+
+    task.overhead_function = empty_loop
+    benchmark = run_task(task, worker_args(), clock=clock)
+    _calibration, run = benchmark.get_runs()
+    calls_for_values = work.calls
+    assert timed == [(10, calls_for_values)]  # once, with the value loops, after every sample
+    # per statement, as the values: 2e-5 s per iteration / 5 inner loops
+    assert run.get_metadata()["loop_overhead"] == pytest.approx(4e-6)
+    assert benchmark.get_metadata()["loop_overhead"] == pytest.approx(4e-6)
+
+
+def test_no_loop_overhead_without_an_empty_loop():
+    task, clock, _ = make_task()
+    assert "loop_overhead" not in run_task(task, worker_args(), clock=clock).get_metadata()
 
 
 def test_env_padding_metadata(monkeypatch):
@@ -276,7 +306,9 @@ def test_plan_of_a_memory_worker_and_inner_loops(monkeypatch):
     plans = fake_measure(monkeypatch, Samples(values=(5.0,), warmups=(), loops=1, calibration_steps=0))
     task, clock, _ = make_task(inner_loops=3)
     run_task(task, worker_args("--tracemalloc", argv=["--worker", "-l", "100", "-n", "1", "-w", "2"]), clock=clock)
-    assert plans == [SamplingPlan(values=1, warmups=2, loops=1, min_time=0.1, inner_loops=3)]
+    # a peak of memory is the peak of the whole sample: not divided by the
+    # inner loops (pyperf stores the peak as it is too)
+    assert plans == [SamplingPlan(values=1, warmups=2, loops=1, min_time=0.1, inner_loops=1)]
 
 
 def test_auto_warmups_with_calibration():
@@ -310,7 +342,12 @@ def test_tracemalloc_values_are_bytes():
     assert run.get_loops() == 1
     assert len(run.values) == 3
     assert all(value >= 200_000 for value in run.values)
+    assert all(type(value) is int for value in run.values)  # bytes are integers, as pyperf stores them
+    assert all(type(value) is int for _loops, value in run.warmups)
     assert len(kept) == 4  # 1 warmup + 3 values
+    # the sample counts behind the peaks, as pyperf records them
+    assert (run.get_metadata()["warmups"], run.get_metadata()["values"]) == (1, 3)
+    assert "loop_overhead" not in run.get_metadata()
 
 
 def test_track_memory_uses_the_memory_function():
@@ -322,7 +359,8 @@ def test_track_memory_uses_the_memory_function():
 
     task = Task("cmd", lambda loops: 1.0, memory_function=peak)
     (run,) = run_task(task, worker_args("--track-memory"), clock=FakeClock(step=1e-9)).get_runs()
-    assert run.values == (4096.0, 4096.0, 4096.0)
+    assert run.values == (4096, 4096, 4096)
+    assert all(type(value) is int for value in run.values)
     assert run.get_metadata()["unit"] == "byte"
     assert calls == [1, 1, 1, 1]
 

@@ -333,3 +333,25 @@ def test_variance_components_clamped_at_zero():
 def test_variance_components_need_two_groups_and_a_pair(groups):
     with pytest.raises(ValueError):
         statistics.variance_components(groups)
+
+
+def test_loop_overhead_is_shown_beside_the_median_value():
+    runs = [make_run((40e-9, 42e-9, 41e-9), loop_overhead=overhead) for overhead in (5e-9, 6e-9, 7e-9)]
+    lines = format_process_stats(Benchmark(runs))
+    assert lines[-1] == "Loop overhead (empty loop, included in the values): 6.00 ns (15% of the median value)"
+
+
+def test_no_loop_overhead_line_when_it_was_not_measured():
+    lines = format_process_stats(Benchmark([make_run((1.0, 1.1)), make_run((1.2, 1.0))]))
+    assert not any(line.startswith("Loop overhead") for line in lines)
+
+
+def test_loop_overhead_check_text():
+    from perf.analysis.checks import Check
+    from perf.render.checks import format_check
+
+    benchmark = Benchmark([make_run((10e-9, 11e-9), loop_overhead=6e-9)])
+    assert format_check(Check("loop_overhead", (6e-9, 57.1)), benchmark) == (
+        "loop overhead: the empty timing loop takes 6.00 ns per iteration, 57% of the median value; "
+        "it is included, not subtracted (--duplicate N repeats the statement N times per iteration)"
+    )
