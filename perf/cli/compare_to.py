@@ -35,7 +35,7 @@ from perf.cli.common import (
     print_lines,
     select_benchmarks,
 )
-from perf.errors import UsageError
+from perf.errors import ResultError, UsageError
 from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
 from perf.render import compare as text
@@ -142,7 +142,7 @@ def _common_names(suites: Sequence[BenchmarkSuite], selected: Sequence[list[Benc
         benchmark.get_name() for benchmark in selected[0] if all(benchmark.get_name() in n for n in names_per_file)
     ]
     if not common:
-        raise UsageError("the files have no benchmark in common: " + ", ".join(str(s.filename) for s in suites))
+        raise ResultError("the files have no benchmark in common: " + ", ".join(str(s.filename) for s in suites))
     return common
 
 
@@ -153,7 +153,7 @@ def _check_comparable(name: str, benchmarks: Sequence[Benchmark], suites: Sequen
     units = [benchmark.get_unit() for benchmark in benchmarks]
     if len(set(units)) > 1:
         listed = ", ".join(f"{unit} in {suite.filename}" for unit, suite in zip(units, suites))
-        raise UsageError(f"benchmark {name!r} has different units: {listed}")
+        raise ResultError(f"benchmark {name!r} has different units: {listed}")
 
 
 def comparison_entries(suites: Sequence[BenchmarkSuite], args: argparse.Namespace, margin: float) -> list[Entry]:
@@ -189,8 +189,12 @@ def ignored_lines(suites: Sequence[BenchmarkSuite], entries: Sequence[Entry], na
 def _mean_lines(entry: Entry, context: Context) -> list[str]:
     lines = []
     for title, changed, comparison in zip(context.changed_titles, entry.changed, entry.comparisons):
-        line = text.format_mean_line(context.reference_title, entry.reference, title, changed, comparison)
         verbose = context.args.verbose
+        # verbose: the verdict line that follows says what the verdict means
+        reference = entry.reference
+        line = text.format_mean_line(
+            context.reference_title, reference, title, changed, comparison, margin=context.margin, meaning=not verbose
+        )
         rate = _win_rate(entry.reference, changed) if verbose or context.args.win_rate else None
         if verbose:
             prefix = "Significant" if comparison.different else "Not significant!"
@@ -232,9 +236,8 @@ def _hidden_lines(hidden: Sequence[Entry], context: Context) -> list[str]:
         for title, comparison in zip(context.changed_titles, entry.comparisons):
             if comparison.verdict == compare.INCONCLUSIVE:
                 label = f"{entry.name} ({title})" if several else entry.name
-                details = ", ".join(
-                    filter(None, [text.format_bracket(comparison), text.format_needed(comparison, context.margin)])
-                )
+                bracket = text.format_bracket(comparison, context.margin)
+                details = ", ".join(filter(None, [bracket, text.format_needed(comparison, context.margin)]))
                 lines.append(f"- inconclusive: {label}: {text.format_factor(comparison.ratio)} {details}")
     return lines
 
@@ -254,10 +257,12 @@ def _geometric_mean_lines(means: Sequence[Comparison] | None, context: Context) 
     if means is None:
         return []
     if len(means) == 1:
-        return [f"Geometric mean: {text.format_change(means[0])}"]
+        return [f"Geometric mean: {text.format_change(means[0], context.margin)}"]
     lines = format_title("Geometric mean")
     lines.append("")
-    lines.extend(f"{title}: {text.format_change(mean)}" for title, mean in zip(context.changed_titles, means))
+    lines.extend(
+        f"{title}: {text.format_change(mean, context.margin)}" for title, mean in zip(context.changed_titles, means)
+    )
     return lines
 
 
@@ -335,7 +340,7 @@ def _group_section(entries: Sequence[Entry], context: Context) -> list[str]:
             lines = [f"{title} ({len(members)}):"]
             for entry in members:
                 values = f"{format_result_value(entry.reference)} -> {format_result_value(entry.changed[0])}"
-                lines.append(f"- {entry.name}: {values}: {text.format_change(entry.comparisons[0])}")
+                lines.append(f"- {entry.name}: {values}: {text.format_change(entry.comparisons[0], context.margin)}")
             blocks.append(lines)
     return _blocks(
         *blocks,
@@ -360,14 +365,16 @@ def _table_section(entries: Sequence[Entry], context: Context) -> list[str]:
             if not comparison.different:
                 row.append("not significant")
                 continue
-            cell = text.format_change(comparison)
+            cell = text.format_change(comparison, context.margin, meaning=False)
             if not context.args.quiet:
                 cell = f"{changed.format_value(changed.mean())}: {cell}"
             row.append(cell)
         rows.append(row)
     means = geometric_means(entries, context.margin)
     if means is not None and rows:
-        rows.append(["Geometric mean", "(ref)", *(text.format_change(mean) for mean in means)])
+        rows.append(
+            ["Geometric mean", "(ref)", *(text.format_change(mean, context.margin, meaning=False) for mean in means)]
+        )
     table = text.format_table(headers, rows, context.args.table_format) if rows else []
     return _blocks(table, _hidden_lines(hidden, context))
 
@@ -463,7 +470,7 @@ def _slowdowns(
         labelled.append((f"geometric mean ({title})" if several else "geometric mean", mean))
     for label, comparison in labelled:
         if too_slow(comparison):
-            found.append(f"SLOWDOWN: {label}: {text.format_change(comparison)}, beyond +{percent:g}%")
+            found.append(f"SLOWDOWN: {label}: {text.format_change(comparison, context.margin)}, beyond +{percent:g}%")
     return found
 
 

@@ -130,17 +130,23 @@ def print_result(benchmark: Benchmark, args: argparse.Namespace, show_name: bool
 
     lines = _extra_displays(benchmark, args)
     if checks:
-        lines += _check_lines(benchmark)
+        lines += _check_lines(benchmark, args)
     line = format_result(benchmark, interval=True)
     lines.append(f"{benchmark.get_name()}: {line}" if show_name else line)
     print("\n".join(lines), flush=True)
 
 
-def _check_lines(benchmark: Benchmark) -> list[str]:
+def _check_lines(benchmark: Benchmark, args: argparse.Namespace) -> list[str]:
+    """The full warning block.  With --target-precision the stopping rule
+    chose the number of processes: pyperf's "Not enough samples" bullet
+    (which asks for a +-1 % result) would contradict it, and
+    print_precision_note() says when the target was not reached."""
     from perf.analysis.checks import check_benchmark
     from perf.render.checks import format_warnings
 
     checks = check_benchmark(benchmark)
+    if getattr(args, "target_precision", None) is not None:
+        checks = [check for check in checks if check.code != "sample_size"]
     if not checks:
         return []
     return [*format_warnings(checks, benchmark), ""]
@@ -151,7 +157,11 @@ def print_comparison(
 ) -> None:
     """``--compare-to``: both results, then the comparison: the ratio with
     its interval and verdict (paired when the runs were interleaved), as
-    ``compare_to`` prints it."""
+    ``compare_to`` prints it, and a line that says what the verdict means.
+
+    With --target-precision the run stopped on the rule's precision, so an
+    inconclusive verdict does not ask for the pairs a +-1 % interval would
+    need (print_precision_note() speaks when the target was not reached)."""
     from perf.analysis.benchmarks import compare_benchmarks
     from perf.analysis.compare import DEFAULT_MARGIN
     from perf.render.benchmark import format_result
@@ -163,16 +173,29 @@ def print_comparison(
         print(f"{label}: {prefix}{format_result(benchmark, interval=True)}")
     print()
     comparison = compare_benchmarks(reference, changed)
-    print(prefix + format_mean_line(labels[0], reference, labels[1], changed, comparison))
-    print(prefix + format_verdict(comparison, DEFAULT_MARGIN))
+    print(prefix + format_mean_line(labels[0], reference, labels[1], changed, comparison, meaning=False))
+    needed = getattr(args, "target_precision", None) is None
+    print(prefix + format_verdict(comparison, DEFAULT_MARGIN, needed=needed))
 
 
 def print_precision_note(args: argparse.Namespace, precision: float, count: int) -> None:
-    """--target-precision: say so when the most processes were not enough."""
+    """--target-precision: when the most processes (pairs with
+    --compare-to) were not enough, say how far the interval got and about
+    how many would reach the target: the advice is at the run's target,
+    the rule that stopped it, not at +-1 %.  Nothing when it was reached."""
+    from perf.analysis.intervals import MAX_PROCESSES, scaled_count
+
     target = args.target_precision
     if target is None or precision <= target:
         return
-    print(
-        f"Target precision not reached: +-{precision * 100:.1f}% after {count} processes "
+    pairs = bool(getattr(args, "compare_to", None))
+    unit = "interleaved pairs" if pairs else "processes"
+    text = (
+        f"Target precision not reached: +-{precision * 100:.1f}% after {count} {unit} "
         f"(target +-{target * 100:g}%, --max-processes {args.max_processes})"
     )
+    needed = scaled_count(count, precision, target, ratio=pairs)
+    if needed is not None:
+        about = f"more than {needed}" if needed >= MAX_PROCESSES else f"about {needed}"
+        text += f"; {about} {unit.rsplit(maxsplit=1)[-1]} would reach it"
+    print(text)

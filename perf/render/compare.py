@@ -6,15 +6,20 @@ The factor keeps pyperf's wording (``1.10x slower``, ``1.25x faster``,
 the confidence interval in brackets, expressed in the same direction as
 the factor (``1.25x faster [1.20x .. 1.31x]``: between 1.20 and 1.31
 times faster; a bound below 1x means the other direction), and names the
-verdicts that the factor alone does not say::
+verdicts that the factor alone does not say, with what they mean::
 
     1.10x slower [1.06x .. 1.14x]
-    1.004x slower [1.002x .. 1.006x] (small change)
-    1.00x faster [0.992x .. 1.003x] (no change)
-    1.02x faster [0.95x .. 1.09x] (inconclusive)
+    1.07x faster [1.009x .. 1.14x] (small change: real, but maybe less than 1%)
+    1.00x faster [0.992x .. 1.003x] (no change: less than 1% either way)
+    1.02x faster [0.95x .. 1.09x] (inconclusive: maybe no change, maybe more than 1%)
 
 Brackets get three decimals when both bounds are under 1.1x or one of them
-would print as 1.00x (``[1.00x .. 1.01x]`` says too little).
+would print as 1.00x (``[1.00x .. 1.01x]`` says too little), and a bound
+gets more (up to :data:`MAX_DECIMALS`) until it is printed on the same side
+of 1x and of the margin's band as it lies: the verdict is read from the
+bounds, so ``[1.01x .. 1.14x] (small change)`` must show its low bound as
+``1.009x``, under the 1 % margin, and a *faster* bound of 1.0104 as
+``1.0104x``, not ``1.01x``.
 
 Must not: compute statistics, read files, or print.
 """
@@ -25,6 +30,7 @@ import math
 from typing import Sequence
 
 from perf.analysis.compare import (
+    DEFAULT_MARGIN,
     FASTER,
     INCONCLUSIVE,
     MAX_SUGGESTED_PROCESSES,
@@ -46,7 +52,11 @@ __all__ = [
     "format_table",
     "format_verdict",
     "format_win_rate",
+    "verdict_meaning",
 ]
+
+#: the most decimals a bound of a bracket gets
+MAX_DECIMALS = 6
 
 
 def format_factor(ratio: float) -> str:
@@ -64,8 +74,22 @@ def _bound(value: float, decimals: int) -> str:
     return f"{value:.{decimals}f}x"
 
 
-def format_bracket(comparison: Comparison) -> str:
-    """``'[1.06x .. 1.14x]'``: the interval in the factor's direction."""
+def _decimals(value: float, decimals: int, thresholds: Sequence[float]) -> int:
+    """*decimals*, or more until *value* printed lies on the same side of
+    each threshold as *value* itself."""
+    if not math.isfinite(value):
+        return decimals
+    while decimals < MAX_DECIMALS:
+        shown = float(f"{value:.{decimals}f}")
+        if all((shown > limit) == (value > limit) and (shown < limit) == (value < limit) for limit in thresholds):
+            break
+        decimals += 1
+    return decimals
+
+
+def format_bracket(comparison: Comparison, margin: float = DEFAULT_MARGIN) -> str:
+    """``'[1.06x .. 1.14x]'``: the interval in the factor's direction, each
+    bound printed on its side of 1x and of the band of +-*margin*."""
     if comparison.low == 0.0 and math.isinf(comparison.high):
         return "[no interval: fewer than 2 processes]"
     if comparison.ratio < 1.0:
@@ -76,26 +100,55 @@ def format_bracket(comparison: Comparison) -> str:
     decimals = 2
     if max(high, 1.0 / low if low > 0 else math.inf) < 1.1 or "1.00" in (f"{low:.2f}", f"{high:.2f}"):
         decimals = 3
-    return f"[{_bound(low, decimals)} .. {_bound(high, decimals)}]"
+    # the band [1 / (1 + margin), 1 + margin] is the same in both directions
+    thresholds = (1.0, 1.0 + margin, 1.0 / (1.0 + margin))
+    low_text = _bound(low, _decimals(low, decimals, thresholds))
+    high_text = _bound(high, _decimals(high, decimals, thresholds))
+    return f"[{low_text} .. {high_text}]"
 
 
-def format_change(comparison: Comparison) -> str:
-    """``'1.10x slower [1.06x .. 1.14x]'`` and the verdict when the
-    factor does not say it."""
-    text = f"{format_factor(comparison.ratio)} {format_bracket(comparison)}"
+def verdict_meaning(verdict: str, margin: float = DEFAULT_MARGIN) -> str:
+    """What a verdict says about the change, in a few words:
+    ``'real, but maybe less than 1%'`` for a small change."""
+    band = f"{margin * 100:g}%"
+    return {
+        SLOWER: f"by more than {band}",
+        FASTER: f"by more than {band}",
+        SMALL_CHANGE: f"real, but maybe less than {band}",
+        NO_CHANGE: f"less than {band} either way",
+        INCONCLUSIVE: f"maybe no change, maybe more than {band}",
+    }[verdict]
+
+
+def format_change(comparison: Comparison, margin: float = DEFAULT_MARGIN, meaning: bool = True) -> str:
+    """``'1.10x slower [1.06x .. 1.14x]'`` and, when the factor does not
+    say it, the verdict: with *meaning*, what it means
+    (``'(small change: real, but maybe less than 1%)'``), else its name
+    only (tables, figures, and lines followed by :func:`format_verdict`)."""
+    text = f"{format_factor(comparison.ratio)} {format_bracket(comparison, margin)}"
     if comparison.verdict in (SMALL_CHANGE, NO_CHANGE, INCONCLUSIVE):
-        text += f" ({comparison.verdict})"
+        if meaning:
+            text += f" ({comparison.verdict}: {verdict_meaning(comparison.verdict, margin)})"
+        else:
+            text += f" ({comparison.verdict})"
     return text
 
 
 def format_mean_line(
-    reference_title: str, reference: Benchmark, changed_title: str, changed: Benchmark, comparison: Comparison
+    reference_title: str,
+    reference: Benchmark,
+    changed_title: str,
+    changed: Benchmark,
+    comparison: Comparison,
+    *,
+    margin: float = DEFAULT_MARGIN,
+    meaning: bool = True,
 ) -> str:
     """pyperf's line, ``Mean +- std dev: [ref] A +- a -> [changed] B +- b:``
     followed by :func:`format_change`."""
     return (
         f"Mean +- std dev: [{reference_title}] {format_result_value(reference)} -> "
-        f"[{changed_title}] {format_result_value(changed)}: {format_change(comparison)}"
+        f"[{changed_title}] {format_result_value(changed)}: {format_change(comparison, margin, meaning=meaning)}"
     )
 
 
@@ -111,8 +164,14 @@ def format_needed(comparison: Comparison, margin: float) -> str:
     return f"{about} {unit} would narrow it to +-{margin * 100:g}%"
 
 
-def format_verdict(comparison: Comparison, margin: float) -> str:
-    """One sentence: the verdict, why, and the process counts."""
+def format_verdict(comparison: Comparison, margin: float, needed: bool = True) -> str:
+    """One sentence: the verdict, what it means, why, the process counts,
+    and with *needed* how many processes would narrow an inconclusive
+    interval to +-*margin*::
+
+        small change: real, but maybe less than 1%, since the 95% interval
+        excludes 1x but reaches inside +-1%; 20 vs 20 processes; p = 2e-09
+    """
     band = f"{margin * 100:g}%"
     level = f"{comparison.confidence * 100:g}%"
     if comparison.paired:
@@ -120,18 +179,19 @@ def format_verdict(comparison: Comparison, margin: float) -> str:
     else:
         counts = f"{comparison.reference_processes} vs {comparison.changed_processes} processes"
     reasons = {
-        SLOWER: f"slower: the whole {level} interval is beyond +{band}",
-        FASTER: f"faster: the whole {level} interval is beyond -{band}",
-        SMALL_CHANGE: f"small change: the {level} interval excludes 1x but reaches inside +-{band}",
-        NO_CHANGE: f"no change: the whole {level} interval is inside +-{band}",
-        INCONCLUSIVE: f"inconclusive: the {level} interval contains 1x and reaches beyond +-{band}",
+        SLOWER: f"the whole {level} interval is beyond +{band}",
+        FASTER: f"the whole {level} interval is beyond -{band}",
+        SMALL_CHANGE: f"the {level} interval excludes 1x but reaches inside +-{band}",
+        NO_CHANGE: f"the whole {level} interval is inside +-{band}",
+        INCONCLUSIVE: f"the {level} interval contains 1x and reaches beyond +-{band}",
     }
-    text = f"{reasons[comparison.verdict]}; {counts}"
+    verdict = comparison.verdict
+    text = f"{verdict}: {verdict_meaning(verdict, margin)}, since {reasons[verdict]}; {counts}"
     if math.isfinite(comparison.standard_error):
         text += f"; p = {comparison.p_value:.2g}"
-    needed = format_needed(comparison, margin)
-    if needed:
-        text += f"; {needed}"
+    advice = format_needed(comparison, margin) if needed else ""
+    if advice:
+        text += f"; {advice}"
     return text
 
 

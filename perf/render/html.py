@@ -274,10 +274,9 @@ def _verdict_cell(comparison: Comparison, margin: float) -> str:
     return _element("td", content)
 
 
-def _change_cell(comparison: Comparison) -> str:
-    content = (
-        _text(format_factor(comparison.ratio)) + " " + _element("span", _text(format_bracket(comparison)), class_="ci")
-    )
+def _change_cell(comparison: Comparison, margin: float) -> str:
+    bracket = format_bracket(comparison, margin)
+    content = _text(format_factor(comparison.ratio)) + " " + _element("span", _text(bracket), class_="ci")
     return _element("td", content, class_="num")
 
 
@@ -293,7 +292,7 @@ def _summary_rows(entry: ComparedBenchmark, titles: Sequence[str], margin: float
         if several:
             cells.append(_cell(title))
         cells.append(_cell(format_result_value(changed), class_="num"))
-        cells.append(_change_cell(comparison))
+        cells.append(_change_cell(comparison, margin))
         cells.append(_verdict_cell(comparison, margin))
         rows.append(_row(cells))
     return rows
@@ -317,7 +316,7 @@ def _summary(files: Files, summary: Summary, robust: bool) -> str:
             cells.extend([_cell("Geometric mean", **span), _cell("", **span)])
         if several:
             cells.append(_cell(title))
-        cells.extend([_cell(""), _change_cell(mean), _verdict_cell(mean, summary.margin)])
+        cells.extend([_cell(""), _change_cell(mean, summary.margin), _verdict_cell(mean, summary.margin)])
         footer.append(_row(cells))
     notes = [
         f"Equivalence margin: +-{summary.margin * 100:g}%: a change inside it does not matter (--min-speed).",

@@ -764,7 +764,8 @@ def compare_figure(reference: tuple[str, BenchmarkSuite], changed: Files, margin
             _draw_interval(ax, comparison, position + offset, limits, style)
         if single:
             ax.annotate(
-                format_change(row.comparisons[0]), xy=(1.01, position), xycoords=("axes fraction", "data"),
+                format_change(row.comparisons[0], margin, meaning=False),
+                xy=(1.01, position), xycoords=("axes fraction", "data"),
                 va="center", ha="left", fontsize=8, color=VERDICT_COLOURS[row.comparisons[0].verdict],
             )  # fmt: skip
     for position in range(1, len(rows)):

@@ -142,3 +142,20 @@ def test_processes_for_precision_keeps_the_t_quantile():
     needed = processes_for_precision(means, 0.01)
     z_estimate = math.ceil((1.96 * statistics.stdev(means) / 0.01) ** 2)
     assert needed > z_estimate
+
+
+def test_scaled_count_shrinks_the_half_width_as_one_over_sqrt_n():
+    from perf.analysis.intervals import scaled_count
+
+    assert scaled_count(60, 0.02, 0.01) == 240
+    assert scaled_count(10, 0.011, 0.01) == 13
+    # barely above the target: at least one more
+    assert scaled_count(10, 0.0100001, 0.01) == 11
+    # reached: the count itself
+    assert scaled_count(10, 0.005, 0.01) == 10
+    # a ratio's precision is scaled on the log scale
+    assert scaled_count(30, 0.1, 0.05, ratio=True) == math.ceil(30 * (math.log1p(0.1) / math.log1p(0.05)) ** 2)
+    assert scaled_count(5, 0.01, 1e-9) == MAX_PROCESSES
+    assert scaled_count(5, math.inf, 0.01) is None
+    with pytest.raises(ValueError):
+        scaled_count(5, 0.01, 0)
