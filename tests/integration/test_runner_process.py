@@ -105,7 +105,7 @@ def test_pyperf_style_script_runs_unchanged(tmp_path):
             assert 0 <= run_metadata["env_padding"] <= 4095
             assert run_metadata["timer_call_cost"] > 0
     assert suite.get_benchmark("sort_inner").get_metadata()["inner_loops"] == 10
-    assert suite.get_benchmark("timeit").get_metadata()["timeit_setup"] == "x = list(range(50))"
+    assert suite.get_benchmark("timeit").get_metadata()["timeit_setup"] == "'x = list(range(50))'"
     assert suite.get_benchmark("command").get_metadata()["command"].endswith(" -c pass")
     for name in ("sort", "func", "timeit", "command"):
         assert f"{name}: Mean +- std dev: " in result.stdout
@@ -151,7 +151,7 @@ def test_timeit_command_line(tmp_path):
     assert result.stdout.splitlines()[-1].startswith("Mean +- std dev: ")
     assert "95% CI: " in result.stdout
     benchmark = load(str(output)).get_benchmark("timeit")
-    assert benchmark.get_metadata()["timeit_stmt"] == "sorted(x)"
+    assert benchmark.get_metadata()["timeit_stmt"] == "'sorted(x)'"  # its repr, as pyperf stores it
     assert benchmark.get_nvalue() == 4
 
 

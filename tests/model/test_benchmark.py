@@ -91,7 +91,7 @@ def test_add_run_rejects_a_different_value(key: str) -> None:
     assert benchmark.get_nrun() == 1
 
 
-@pytest.mark.parametrize("key", [key for key in CHECKED_KEYS if key != "name"])
+@pytest.mark.parametrize("key", [key for key in CHECKED_KEYS if key not in ("name", "unit")])
 def test_add_run_rejects_a_missing_key(key: str) -> None:
     benchmark = Benchmark([make_run(**_full_metadata())])
     metadata = _full_metadata()
@@ -103,7 +103,7 @@ def test_add_run_rejects_a_missing_key(key: str) -> None:
         benchmark.add_run(make_run(**metadata))
 
 
-@pytest.mark.parametrize("key", [key for key in CHECKED_KEYS if key != "name"])
+@pytest.mark.parametrize("key", [key for key in CHECKED_KEYS if key not in ("name", "unit")])
 def test_add_run_rejects_an_extra_key(key: str) -> None:
     # absence must match absence
     benchmark = Benchmark([make_run()])
@@ -113,6 +113,25 @@ def test_add_run_rejects_an_extra_key(key: str) -> None:
     )
     with pytest.raises(IncompatibleRunError, match=re.escape(message)):
         benchmark.add_run(make_run(**{key: value}))
+
+
+def test_a_missing_unit_is_the_default_second() -> None:
+    # development versions of perf wrote no unit for timings: their files still take new runs
+    old = Benchmark([make_run()])
+    old.add_run(make_run(unit="second"))
+    new = Benchmark([make_run(unit="second")])
+    new.add_run(make_run())
+    assert old.get_nrun() == new.get_nrun() == 2
+
+
+def test_a_missing_unit_is_not_bytes() -> None:
+    benchmark = Benchmark([make_run(unit="byte")])
+    message = "benchmark 'bench': incompatible run: metadata 'unit' is missing in the run but 'byte' in the benchmark"
+    with pytest.raises(IncompatibleRunError, match=re.escape(message)):
+        benchmark.add_run(make_run())
+    message = "benchmark 'bench': incompatible run: metadata 'unit' is 'byte' in the run but missing in the benchmark"
+    with pytest.raises(IncompatibleRunError, match=re.escape(message)):
+        Benchmark([make_run()]).add_run(make_run(unit="byte"))
 
 
 def test_add_run_without_name() -> None:
