@@ -193,13 +193,19 @@ def run_task(
     return Benchmark(_runs(samples, metadata))
 
 
+#: the empty loop runs a tenth of the value loops: its time per iteration
+#: does not depend on the count, and it then costs a tenth of a value
+OVERHEAD_LOOPS_DIVISOR = 10
+
+
 def loop_overhead(task: Task, loops: int) -> float:
-    """Seconds per statement that the empty loop of *task* takes at
-    *loops* loops, timed once after the values; recorded, never subtracted
-    (design/statistics.md R10)."""
+    """Seconds per statement that the empty loop of *task* takes, timed
+    once after the values with a tenth of the value loops; recorded, never
+    subtracted (design/statistics.md R10)."""
     assert task.overhead_function is not None
-    raw = task.overhead_function(loops)
-    return max(raw, 0.0) / (loops * (task.inner_loops or 1))
+    empty_loops = max(1, loops // OVERHEAD_LOOPS_DIVISOR)
+    raw = task.overhead_function(empty_loops)
+    return max(raw, 0.0) / (empty_loops * (task.inner_loops or 1))
 
 
 def _in_bytes(samples: Samples) -> Samples:
