@@ -12,6 +12,17 @@ over pooled values is too narrow (design note R1 in ``statistics.md``: at a
 nominal 95 %, pooled intervals covered the truth 83-87 % of the time,
 intervals over process means 95-96 %).
 
+``geometric_mean_interval`` is the same t interval on the logarithms,
+back-transformed: an interval of the geometric mean that is never below
+zero, and that widens on the slow side as timings do (a benchmark can be
+twice as slow, it cannot be a whole mean faster).  With 2-3 processes the
+arithmetic interval of a noisy benchmark reached below zero (``95% CI:
+-87.7 ns .. 458.7 ns``); the log interval of the same process means is
+positive whatever the spread.  It is the scale ``compare_to`` already
+works on (the ratio of geometric means of process means, design note
+R2).  ``benchmark_log_interval`` applies it to a benchmark's process
+means: the interval of the result line.
+
 Must not: format text, or pool the values of different processes.
 """
 
@@ -26,7 +37,9 @@ from perf.model.benchmark import Benchmark
 
 __all__ = [
     "Interval",
+    "benchmark_log_interval",
     "benchmark_mean_interval",
+    "geometric_mean_interval",
     "mean_interval",
     "processes_for_precision",
     "scaled_count",
@@ -85,6 +98,37 @@ def benchmark_mean_interval(benchmark: Benchmark, confidence: float = 0.95) -> I
     if len(means) < 2:
         return None
     return mean_interval(means, confidence)
+
+
+def geometric_mean_interval(values: Sequence[float], confidence: float = 0.95) -> Interval:
+    """Student t interval of the mean of ``log(values)``, back-transformed:
+    the geometric mean of *values* (at least two, all > 0 and finite) and
+    an interval around it with both bounds > 0.
+
+    Raise :class:`ValueError` for fewer than two values, a value that is
+    not a finite number > 0, or a *confidence* not strictly between 0 and 1.
+    """
+    if any(not value > 0 or math.isinf(value) for value in values):
+        raise ValueError("a geometric mean interval needs values that are finite numbers > 0")
+    logs = mean_interval([math.log(value) for value in values], confidence)
+    return Interval(math.exp(logs.estimate), math.exp(logs.low), math.exp(logs.high), confidence, logs.n)
+
+
+def benchmark_log_interval(benchmark: Benchmark, confidence: float = 0.95) -> Interval | None:
+    """:func:`geometric_mean_interval` of the benchmark's per-process means
+    (the interval of the result line).
+
+    ``None`` when fewer than two runs have values.  When a process mean is
+    not > 0 (a counter that can be 0) there is no logarithm: the
+    arithmetic interval of :func:`benchmark_mean_interval` is returned.
+    """
+    _check_confidence(confidence)
+    means = benchmark.get_process_means()
+    if len(means) < 2:
+        return None
+    if any(not mean > 0 or math.isinf(mean) for mean in means):
+        return mean_interval(means, confidence)
+    return geometric_mean_interval(means, confidence)
 
 
 def processes_for_precision(values: Sequence[float], precision: float = 0.01, confidence: float = 0.95) -> int | None:

@@ -30,10 +30,12 @@ def format_result_value(benchmark: Benchmark) -> str:
 
 def format_interval(benchmark: Benchmark) -> str | None:
     """``'95% CI: 22.4 ms .. 22.6 ms, 20 processes'``: the confidence
-    interval of the mean of process means (design/statistics.md R1)."""
-    from perf.analysis.intervals import benchmark_mean_interval
+    interval of the process means (design/statistics.md R1), on the log
+    scale (:func:`perf.analysis.intervals.benchmark_log_interval`): never
+    below zero, even with 2 or 3 noisy processes."""
+    from perf.analysis.intervals import benchmark_log_interval
 
-    interval = benchmark_mean_interval(benchmark)
+    interval = benchmark_log_interval(benchmark)
     if interval is None:
         return None
     low, high = benchmark.format_values((interval.low, interval.high))
@@ -42,7 +44,9 @@ def format_interval(benchmark: Benchmark) -> str | None:
 
 def format_result(benchmark: Benchmark, interval: bool = False) -> str:
     """``'Mean +- std dev: 22.5 ms +- 0.2 ms'`` (pyperf's grep-able line),
-    followed with *interval* by the confidence interval of the mean."""
+    followed with *interval* by the 95 % confidence interval of the
+    process means (log scale, see :func:`format_interval`).  The centre
+    stays pyperf's: mean and standard deviation of all values."""
     values = benchmark.get_values()
     if len(values) < 2:
         return format_result_value(benchmark)

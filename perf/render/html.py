@@ -42,7 +42,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 from perf.analysis import compare
 from perf.analysis.checks import ADVICE_CODES, INFO_CODES, check_benchmark, is_warning
 from perf.analysis.compare import Comparison
-from perf.analysis.intervals import benchmark_mean_interval
+from perf.analysis.intervals import benchmark_log_interval
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import common_metadata
 from perf.model.suite import BenchmarkSuite
@@ -340,7 +340,7 @@ def _summary(files: Files, summary: Summary, robust: bool) -> str:
 def _interval_text(benchmark: Benchmark) -> tuple[str, str]:
     """(interval, processes) cells of a benchmark."""
     nprocesses = str(len(benchmark.get_process_means()))
-    interval = benchmark_mean_interval(benchmark)
+    interval = benchmark_log_interval(benchmark)  # the result line's interval
     if interval is None:
         return _NONE, nprocesses
     low, high = benchmark.format_values((interval.low, interval.high))
@@ -359,7 +359,7 @@ def _results_table(suite: BenchmarkSuite) -> str:
             _cell(str(benchmark.get_nvalue()), class_="num"),
         ]
         rows.append(_row(cells))
-    headers = ["Benchmark", "Mean +- std dev", "95% CI of the mean", "Processes", "Values"]
+    headers = ["Benchmark", "Mean +- std dev", "95% CI", "Processes", "Values"]
     return _table(headers, rows, class_="results")
 
 

@@ -159,3 +159,29 @@ def test_scaled_count_shrinks_the_half_width_as_one_over_sqrt_n():
     assert scaled_count(5, math.inf, 0.01) is None
     with pytest.raises(ValueError):
         scaled_count(5, 0.01, 0)
+
+
+def test_geometric_mean_interval_is_the_log_interval_back_transformed():
+    from perf.analysis.intervals import geometric_mean_interval
+
+    values = [60e-9, 100e-9, 300e-9]
+    logs = mean_interval([math.log(value) for value in values])
+    interval = geometric_mean_interval(values)
+    assert interval.estimate == pytest.approx((60e-9 * 100e-9 * 300e-9) ** (1 / 3))
+    assert (interval.low, interval.high) == (math.exp(logs.low), math.exp(logs.high))
+    assert (interval.confidence, interval.n) == (0.95, 3)
+    # the arithmetic interval of the same values reaches below zero
+    assert mean_interval(values).low < 0 < interval.low
+    # a constant: a point
+    assert geometric_mean_interval([2.0, 2.0]) == Interval(2.0, 2.0, 2.0, 0.95, 2)
+    for bad in ([1.0], [1.0, 0.0], [1.0, -1.0], [1.0, math.inf]):
+        with pytest.raises(ValueError):
+            geometric_mean_interval(bad)
+
+
+def test_benchmark_log_interval_uses_the_process_means():
+    from perf.analysis.intervals import benchmark_log_interval, geometric_mean_interval
+
+    benchmark = Benchmark([make_run((1.0, 3.0)), make_run((4.0, 4.0)), make_run((6.0, 6.0))])
+    assert benchmark_log_interval(benchmark) == geometric_mean_interval([2.0, 4.0, 6.0])
+    assert benchmark_log_interval(Benchmark([make_run((1.0, 3.0))])) is None

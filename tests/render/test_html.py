@@ -18,7 +18,7 @@ from golden import DATA
 
 from perf.analysis.benchmarks import compare_benchmarks
 from perf.analysis.compare import combine_comparisons
-from perf.analysis.intervals import benchmark_mean_interval
+from perf.analysis.intervals import benchmark_log_interval
 from perf.errors import UsageError
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
@@ -300,7 +300,7 @@ def test_one_file_results_table():
     suite = loaded[0][1]
     assert [row[0] for row in rows] == suite.get_benchmark_names()
     for row, benchmark in zip(rows, suite):
-        interval = benchmark_mean_interval(benchmark)
+        interval = benchmark_log_interval(benchmark)
         low, high = benchmark.format_values((interval.low, interval.high))
         assert row[1:] == [format_result_value(benchmark), f"{low} .. {high}", "20", "60"]
 
