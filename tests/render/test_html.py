@@ -228,6 +228,21 @@ def test_every_text_is_escaped():
     assert table_rows(tree, "files")[0][5] == "<b>host</b>"
 
 
+def test_pipe_in_a_name_stays_in_its_cell():
+    def suite(name, values):
+        runs = [
+            Run([value * (1 + i / 100) for value in values], metadata={"name": name}, collect_metadata=False)
+            for i in range(3)
+        ]
+        return BenchmarkSuite([Benchmark(runs)], filename=f"{name}.json")
+
+    loaded = [("a|ref", suite("a|b", [1.0, 1.1])), ("new|", suite("a|b", [1.2, 1.3]))]
+    tree = check_well_formed(report.render_report(loaded, summary_of(loaded), figures=fake_svg))
+    (row,) = table_rows(tree, "summary")
+    assert row[0] == "a|b" and len(row) == 5
+    assert table_rows(tree, "files")[1][0] == "new|"
+
+
 # --- the comparison ------------------------------------------------------------------
 
 
