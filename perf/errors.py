@@ -19,7 +19,10 @@ class PerfError(Exception):
 
 
 class UsageError(PerfError, ValueError):
-    """An option or argument value is invalid (checked before any work)."""
+    """The command line cannot be used as given: an unknown option, a bad
+    option value or combination, a missing argument, an output file that
+    exists (checked before any work).  The command line exits with status
+    2, as argparse does; every other error exits with 1."""
 
 
 class ResultError(PerfError, ValueError):
@@ -74,6 +77,17 @@ class WorkerError(PerfError, RuntimeError):
 
 class WorkerTimeoutError(WorkerError):
     """A worker process ran longer than ``--timeout`` (exit status 124)."""
+
+
+class ZeroValueError(WorkerError):
+    """A time function returned 0 seconds for a value: the clock is too
+    coarse for the loop count.  A worker run in place (``--worker``
+    without ``--pipe``) raises pyperf's ``ValueError("benchmark function
+    returned zero")`` from it instead, for the script to catch."""
+
+
+class CpuBusyError(PerfError, RuntimeError):
+    """Another perf run holds the CPUs (``--lock fail``)."""
 
 
 class CalibrationError(PerfError):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from typing import Any, NamedTuple, Sequence
 
 from perf.analysis.checks import check_benchmark
-from perf.errors import UsageError
+from perf.errors import PerfError, ResultError, ResultFileError
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import common_metadata
 from perf.model.suite import BenchmarkSuite
@@ -48,20 +49,58 @@ def load_suites(filenames: Sequence[str]) -> list[BenchmarkSuite]:
     return [files.load(filename) for filename in filenames]
 
 
+def compare_to_files(path: str) -> list[list[str]]:
+    """The files a ``--compare-to -o PATH`` run wrote instead of *path*
+    (``ab.json`` -> ``ab-3.11.json``, ``ab-3.12.json``), grouped by run:
+    the two files of one run share their pair seeds (``ab_seed``)."""
+    import glob
+
+    from perf.analysis.benchmarks import SEED_KEY
+    from perf.measure.options import split_extension
+
+    stem, extension = split_extension(path)
+    runs: dict[frozenset[Any], list[str]] = {}
+    for candidate in sorted(glob.glob(f"{glob.escape(stem)}-*{extension}")):
+        try:
+            suite = files.load(candidate)
+        except PerfError:
+            continue
+        seeds = frozenset(run._get(SEED_KEY) for benchmark in suite for run in benchmark.get_runs()) - {None}
+        if seeds:
+            runs.setdefault(seeds, []).append(candidate)
+    return [names for names in runs.values() if len(names) >= 2]
+
+
+def missing_file_hint(error: BaseException) -> str | None:
+    """The message of a missing result file that a ``--compare-to -o
+    FILE`` run did not write under that name, naming the files it wrote;
+    None for any other error."""
+    if not isinstance(error, ResultFileError) or error.errno != errno.ENOENT or not error.filename:
+        return None
+    saved = compare_to_files(error.filename)
+    if not saved:
+        return None
+    listed = "; ".join(" and ".join(names) for names in saved)
+    runs = "run" if len(saved) == 1 else "runs"
+    return f"{error.filename}: no such file; the --compare-to {runs} saved {listed}"
+
+
 def select_benchmarks(suite: BenchmarkSuite, names: Sequence[str] | None) -> list[Benchmark]:
     """The benchmarks of *suite* named in *names* (all when None)."""
     if not names:
         return suite.get_benchmarks()
     selected = [benchmark for benchmark in suite if benchmark.get_name() in names]
     if not selected:
-        raise UsageError(f"{suite.filename}: no benchmark named " + ", ".join(repr(name) for name in names))
+        # about the file's content, not the command line: exit status 1
+        raise ResultError(f"{suite.filename}: no benchmark named " + ", ".join(repr(name) for name in names))
     return selected
 
 
-def no_values_error(filename: object, name: str) -> UsageError:
+def no_values_error(filename: object, name: str) -> ResultError:
     """The error of a command that needs values on a benchmark that has
-    only calibration runs (an interrupted run, ``convert --include-runs``)."""
-    return UsageError(f"{filename}: benchmark {name!r} has no values (only calibration runs)")
+    only calibration runs (an interrupted run, ``convert --include-runs``):
+    a problem of the file, exit status 1."""
+    return ResultError(f"{filename}: benchmark {name!r} has no values (only calibration runs)")
 
 
 def require_values(items: Sequence[Item]) -> None:

@@ -277,14 +277,14 @@ def _select_benchmarks(benchmarks: list[Benchmark], args: argparse.Namespace) ->
         unknown = [name for name in dict.fromkeys(given) if name not in names]
         if unknown:
             listed = ", ".join(repr(name) for name in unknown)
-            raise UsageError(f"{option}: no benchmark named {listed} in {source}")
+            raise ResultError(f"{option}: no benchmark named {listed} in {source}")
     kept = [
         benchmark
         for benchmark, name in zip(benchmarks, names)
         if (include is None or name in include) and name not in exclude
     ]
     if not kept:
-        raise UsageError(f"no benchmark left after {' and '.join(used)} (a result file needs at least one)")
+        raise ResultError(f"no benchmark left after {' and '.join(used)} (a result file needs at least one)")
     return kept
 
 
@@ -300,7 +300,7 @@ def _select_runs(items: list[_Runs], include: RunRanges, exclude: RunRanges, arg
         used.append(f"{option} {text}")
         highest = max(last for _, last in ranges)
         if highest > largest:
-            raise UsageError(f"{used[-1]}: there is no run {highest}: no benchmark has more than {largest} runs")
+            raise ResultError(f"{used[-1]}: there is no run {highest}: no benchmark has more than {largest} runs")
     selected = []
     for item in items:
         runs = [
@@ -309,7 +309,7 @@ def _select_runs(items: list[_Runs], include: RunRanges, exclude: RunRanges, arg
             if (not include or _in_ranges(number, include)) and not _in_ranges(number, exclude)
         ]
         if not runs:
-            raise UsageError(
+            raise ResultError(
                 f"benchmark {item.name!r}: no run left after {' and '.join(used)} (a benchmark needs at least one)"
             )
         selected.append(item._replace(runs=runs))
@@ -323,7 +323,7 @@ def _remove_warmups(items: list[_Runs]) -> list[_Runs]:
 
 def _update_metadata(items: list[_Runs], updates: Metadata) -> list[_Runs]:
     if "name" in updates and len(items) > 1:
-        raise UsageError(
+        raise ResultError(
             f"--update-metadata: name={updates['name']} would give {len(items)} benchmarks the same name "
             "(keep one with --include-benchmark)"
         )
@@ -362,7 +362,7 @@ def _extract_metadata(items: list[_Runs], name: str) -> list[_Runs]:
             try:
                 runs.append((number, _extracted_run(run, name)))
             except ResultError as exc:
-                raise UsageError(f"--extract-metadata {name}: benchmark {item.name!r}, run {number}: {exc}") from None
+                raise ResultError(f"--extract-metadata {name}: benchmark {item.name!r}, run {number}: {exc}") from None
         extracted.append(item._replace(runs=runs))
     return extracted
 

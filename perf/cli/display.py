@@ -16,17 +16,21 @@ from perf.measure.tasks import Task
 from perf.model.benchmark import Benchmark
 
 
-def sample_printer(task: Task) -> Callable[[str, int, float], None]:
-    """Verbose mode in a worker: one line per sample, as pyperf prints them."""
-    from perf.render.units import format_timedelta
+def sample_printer(task: Task, unit: str | None = None) -> Callable[[str, int, float], None]:
+    """Verbose mode in a worker: one line per sample, as pyperf prints them,
+    in *unit* (``"byte"`` with --track-memory and --tracemalloc; default:
+    seconds)."""
+    from perf.render.units import format_value
 
     counts: dict[str, int] = {}
-    inner = task.inner_loops or 1
+    # a peak of memory is not divided by the inner loops (a time is)
+    inner = 1 if unit == "byte" else task.inner_loops or 1
 
     def on_sample(kind: str, loops: int, raw: float) -> None:
         counts[kind] = counts.get(kind, 0) + 1
-        value = format_timedelta(raw / (loops * inner))
-        print(f"{kind.capitalize()} {counts[kind]}: {value} (loops: {loops}, raw: {format_timedelta(raw)})", flush=True)
+        value = format_value(unit, raw / (loops * inner))
+        text = f"{value} (loops: {loops}, raw: {format_value(unit, raw)})"
+        print(f"{kind.capitalize()} {counts[kind]}: {text}", flush=True)
 
     return on_sample
 

@@ -2,8 +2,9 @@
 
 This is the only place that turns exceptions into messages and exit codes:
 a :class:`~perf.errors.PerfError` becomes one ``ERROR: ...`` line on stderr
-and exit status 1; Ctrl-C exits with 1; a closed stdout (``| head``) is
-silent.
+and exit status 2 for a :class:`~perf.errors.UsageError` (the command line
+cannot be used as given: argparse's and pyperf's convention), 1 for any
+other error; Ctrl-C exits with 1; a closed stdout (``| head``) is silent.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import argparse
 import os
 import sys
 from types import ModuleType
-from typing import NoReturn, Sequence
+from typing import Any, NoReturn, Sequence
 
 from perf.errors import PerfError, UsageError
 
@@ -39,11 +40,56 @@ COMMANDS = {
 RUNNER_COMMANDS = ("timeit", "command")
 
 
+#: exit status of a usage error (argparse's), and of any other error
+USAGE_EXIT_STATUS = 2
+ERROR_EXIT_STATUS = 1
+
+
+def exit_status(error: PerfError) -> int:
+    """The exit status of a command stopped by *error*."""
+    return USAGE_EXIT_STATUS if isinstance(error, UsageError) else ERROR_EXIT_STATUS
+
+
 class ArgumentParser(argparse.ArgumentParser):
-    """An argparse parser whose errors are exceptions, not exits."""
+    """An argparse parser whose errors are :class:`~perf.errors.UsageError`
+    exceptions (one ``ERROR:`` line, exit status 2), not usage + exit, and
+    whose unknown options come with the closest known one."""
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        parsed, unknown = self.parse_known_args(args, namespace)
+        if unknown:
+            hint = _suggestion(unknown, self._known_options(parsed))
+            self.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
+        return parsed
+
+    def _known_options(self, parsed: argparse.Namespace) -> list[str]:
+        """The option strings of this parser and of the subcommand chosen."""
+        options: list[str] = []
+        for action in self._actions:
+            options += action.option_strings
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = action.choices.get(getattr(parsed, action.dest, None) or "")
+                if isinstance(chosen, ArgumentParser):
+                    options += chosen._known_options(parsed)
+        return options
+
+
+def _suggestion(unknown: Sequence[str], known: Sequence[str]) -> str:
+    """`` (did you mean --processes?)`` for the first unknown option that
+    looks like a known one (``--proceses``, ``--proceses=3``)."""
+    import difflib
+
+    for word in unknown:
+        if not word.startswith("-") or word == "-":
+            continue
+        option = word.partition("=")[0] if word.startswith("--") else word
+        matches = difflib.get_close_matches(option, [name for name in known if name.startswith("--")], n=1)
+        if matches:
+            return f" (did you mean {matches[0]}?)"
+    return ""
 
 
 def _load(name: str) -> ModuleType:
@@ -97,8 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(sys.argv[1:] if argv is None else argv)
     except PerfError as exc:
         sys.stdout.flush()
-        print(f"ERROR: {exc}", file=sys.stderr)
-        return 1
+        from perf.cli.common import missing_file_hint
+
+        print(f"ERROR: {missing_file_hint(exc) or exc}", file=sys.stderr)
+        return exit_status(exc)
     except KeyboardInterrupt:
         print("Interrupted: exit", file=sys.stderr)
         return 1

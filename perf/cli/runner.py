@@ -2,8 +2,10 @@
 
 A bench script is a command-line program: the Runner parses its options,
 decides whether this process is the parent (spawn workers, print, save) or
-a worker (measure one benchmark, send it through the pipe), and owns what
-the user sees.  That is why it lives in :mod:`perf.cli`, the only layer
+a worker (measure one benchmark, send it through the pipe, or run in place
+with ``--worker`` alone: print it and save it to ``-o``/``--append``), and
+owns what the user sees.  Exit status: 2 for a usage error (a bad option),
+1 for any other error, 124 for ``--timeout``.  That is why it lives in :mod:`perf.cli`, the only layer
 that prints and exits; the measuring itself is :mod:`perf.measure`.
 
 Keyword-compatible with ``pyperf.Runner`` (compat spec section 2.5): a
@@ -19,11 +21,23 @@ import random
 import sys
 from typing import Any, Awaitable, Callable, ClassVar, NoReturn, Sequence
 
-from perf.errors import PerfError, UsageError, WorkerTimeoutError
+from perf.cli.main import ERROR_EXIT_STATUS, USAGE_EXIT_STATUS, ArgumentParser, exit_status
+from perf.errors import (
+    CpuBusyError,
+    IncompatibleRunError,
+    PerfError,
+    ResultFileError,
+    UsageError,
+    WorkerError,
+    WorkerTimeoutError,
+    ZeroValueError,
+)
 from perf.measure import options as runner_options
-from perf.measure.options import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget
+from perf.measure.options import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget, command_program
 from perf.measure.tasks import Task
 from perf.model.benchmark import Benchmark
+
+__all__ = ["ArgumentParser", "Runner", "command_program"]
 
 #: exit status of a run stopped by --timeout (pyperformance relies on it)
 TIMEOUT_EXIT_STATUS = 124
@@ -31,17 +45,14 @@ TIMEOUT_EXIT_STATUS = 124
 _DEFAULT_WARMUPS: Any = object()
 
 
-class ArgumentParser(argparse.ArgumentParser):
-    """Usage errors become one ``ERROR:`` line (exit 1), not usage + exit 2."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
-def _fail(message: str, status: int = 1) -> NoReturn:
+def _fail(message: str, status: int = ERROR_EXIT_STATUS) -> NoReturn:
     sys.stdout.flush()
     print(f"ERROR: {message}", file=sys.stderr)
     sys.exit(status)
+
+
+def _fail_on(error: PerfError) -> NoReturn:
+    _fail(str(error), exit_status(error))
 
 
 class Runner:
@@ -94,6 +105,16 @@ class Runner:
         self._results: list[list[Benchmark]] = []
         self._managers: tuple[list[Any], tuple[str, str] | None] | None = None
         self._lock: Any = None
+        #: --compare-to: the labels of the two sides (they name the files)
+        self._labels: tuple[str, str] | None = None
+        #: what each interpreter other than this one said when probed
+        self._probes: dict[str, Any] = {}
+        #: the existing --append files (per side), loaded by the option checks
+        self._append_suites: dict[str, Any] = {}
+        #: the task of each benchmark declared so far (built on demand: the
+        #: parent reads its inner loops and metadata, and never runs it)
+        self._declared: dict[str, Callable[[], Task]] = {}
+        self._local_metadata: dict[str, Any] | None = None
         self.args: argparse.Namespace | None = None
         self.argparser = _argparser if _argparser is not None else ArgumentParser(description="Benchmark")
         runner_options.add_runner_arguments(self.argparser, self._budget, self._warmups, loops, min_time)
@@ -128,19 +149,21 @@ class Runner:
             namespace = self.argparser.parse_args(args)
             self._check_args(namespace)
         except PerfError as exc:
-            _fail(str(exc))
+            _fail_on(exc)
         self.args = namespace
         return namespace
 
     def _check_args(self, args: argparse.Namespace) -> None:
         self._explicit = {name: getattr(args, name) for name in ("processes", "values", "warmups")}
+        if not args.worker:
+            self._probe_interpreters(args)
         # the defaults of the interpreter that runs the workers
         budget, warmups = self._budget_for(self._worker_jit(args.python, args.worker))
         runner_options.check_runner_args(args, budget, warmups, self._command)
         if not args.worker and self._program_args[0] in ("-c", "", "-"):
             raise UsageError("workers re-run the bench script: save it to a file instead of using python -c or stdin")
-        if args.python is None:
-            args.python = sys.executable
+        if args.compare_to and not args.worker:
+            self._labels = runner_options.side_labels(args, self._command)
         _check_hooks_names(args.hook, self._hooks)
         if args.tracemalloc:
             try:
@@ -152,10 +175,8 @@ class Runner:
 
             if not peak_rss_supported():
                 raise UsageError("--track-memory is not supported on this platform")
-        if args.append and not args.worker and os.path.exists(args.append):
-            from perf.storage.files import load
-
-            load(args.append)  # a broken file is reported now, not after the run
+        if args.append and (not args.worker or args.pipe is None):
+            self._load_appends(args.append)
         if args.affinity and not args.worker:
             _check_affinity(args.affinity)
         elif not args.worker and not args.affinity:
@@ -164,6 +185,16 @@ class Runner:
             isolated = get_isolated_cpus()
             if isolated:
                 args.affinity = format_cpu_list(isolated)
+
+    def _load_appends(self, path: str) -> None:
+        """The existing --append files (one per side with --compare-to):
+        a broken file is reported now, not after the run; their benchmarks
+        are checked against this run's before its first worker."""
+        from perf.storage.files import load
+
+        for side_path in runner_options.output_paths(path, self._labels):
+            if os.path.exists(side_path):
+                self._append_suites[side_path] = load(side_path)
 
     # -- benchmark methods -------------------------------------------------------
 
@@ -229,7 +260,7 @@ class Runner:
         try:
             code = TimeitCode(stmt, setup, teardown, duplicate, globals)
         except UsageError as exc:
-            _fail(str(exc))
+            _fail(str(exc), self._code_error_status())
         if "" not in sys.path and os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())
 
@@ -251,13 +282,19 @@ class Runner:
         try:
             found = check_program(command)
         except UsageError as exc:
-            _fail(str(exc))
+            _fail(str(exc), self._code_error_status())
 
         def task() -> Task:
             timer = CommandTimer(found)
             return Task(name, timer, collect=timer.collect, memory_function=timer.peak_memory)
 
         return self._main(name, task)
+
+    def _code_error_status(self) -> int:
+        """A statement that does not compile, a program not found: a usage
+        error of ``python -m perf timeit/command`` (their arguments), a
+        failure of a bench script (its code)."""
+        return USAGE_EXIT_STATUS if self._command else ERROR_EXIT_STATUS
 
     # -- parent or worker ------------------------------------------------------------
 
@@ -267,6 +304,7 @@ class Runner:
         if name in self._names:
             raise ValueError(f"duplicated benchmark name: {name!r}")
         self._names.add(name)
+        self._declared[name] = make_task
         args = self.parse_args()
         index = self._task_index
         self._task_index += 1
@@ -285,27 +323,43 @@ class Runner:
         except WorkerTimeoutError as exc:
             _fail(str(exc), TIMEOUT_EXIT_STATUS)
         except PerfError as exc:
-            _fail(str(exc))
+            _fail_on(exc)
 
     def _worker(self, task: Task, args: argparse.Namespace) -> Benchmark:
+        """Measure *task* in this process: send it to the parent, or (run
+        in place, without --pipe: under a profiler or a debugger) print it
+        and save it to -o/--append."""
         from perf.cli import display
         from perf.measure.worker import run_task, send
 
-        on_sample = display.sample_printer(task) if args.verbose else None
+        in_place = args.pipe is None
+        memory = bool(args.track_memory or args.tracemalloc)
+        on_sample = display.sample_printer(task, "byte" if memory else "second") if args.verbose else None
         try:
+            if in_place:
+                self._check_append([task.name], sys.executable)
             benchmark = run_task(task, args, self.metadata, on_sample=on_sample, hook_descriptors=self._hooks)
         except KeyboardInterrupt:
             sys.exit(1)
+        except ZeroValueError as exc:
+            if in_place:
+                # pyperf's exception, which the script can catch
+                raise ValueError("benchmark function returned zero") from exc
+            _fail_on(exc)
         except PerfError as exc:
-            _fail(str(exc))
+            _fail_on(exc)
         except Exception as exc:
             # the benchmarked code failed: its traceback, without perf's frames
             _print_user_traceback(exc)
             sys.exit(1)
-        if args.pipe is not None:
+        if not in_place:
             send(benchmark, args.pipe)
-        else:
-            display.print_result(benchmark, args, self._show_name, checks=False)
+            return benchmark
+        display.print_result(benchmark, args, self._show_name, checks=False)
+        try:
+            self._save(benchmark)
+        except PerfError as exc:
+            _fail_on(exc)
         return benchmark
 
     def _manager(self, python: str, args: argparse.Namespace | None = None) -> Any:
@@ -317,7 +371,31 @@ class Runner:
     def _worker_jit(self, python: str | None, worker: bool) -> bool:
         if worker or not python or os.path.realpath(python) == os.path.realpath(sys.executable):
             return self._jit
-        return _is_jit_python(python)
+        probe = self._probes.get(python)
+        return probe is not None and probe.implementation in ("pypy", "graalpy")
+
+    def _probe_interpreters(self, args: argparse.Namespace) -> None:
+        """--python and --compare-to: their absolute paths, then each other
+        interpreter runs once as its workers will start (the worker
+        environment, ``python -c "import perf"``), before the CPU lock and
+        any worker: one that cannot import perf is reported now, in one
+        line.  What it says (JIT, the metadata of its runs) is kept."""
+        from perf.measure.environment import runner_environment
+
+        options = ("python",) if self._command == "command" else ("python", "compare_to")
+        for option in options:
+            value = getattr(args, option)
+            if not value or not value.strip():
+                continue
+            python = runner_options.absolute_executable(value, option)
+            setattr(args, option, python)
+            if python == sys.executable or python in self._probes:
+                continue
+            environment = tuple(sorted(runner_environment(args).items()))
+            try:
+                self._probes[python] = _probe_python(python, environment)
+            except UsageError as exc:
+                raise UsageError(f"--{option.replace('_', '-')}: {exc}") from None
 
     def _side_args(self, python: str) -> argparse.Namespace:
         """--compare-to: the options of one side, with the defaults of its
@@ -338,23 +416,27 @@ class Runner:
         args = self.args
         assert args is not None
         if index == 0:
+            self._check_appends([name])  # before waiting for the lock
             self._lock_cpus()
             display.print_layout_warnings(args)
             names = self._suite_names(name)
             if len(names) > 1:
                 # a suite: every benchmark runs now, in shuffled rounds
+                self._check_appends(names[1:])
                 self._suite = names
                 self._results = self._run_benchmarks(list(enumerate(names)), shuffle=True)
         if self._results:
             if index >= len(self._suite) or self._suite[index] != name:
                 listed = self._suite[index] if index < len(self._suite) else "nothing"
-                raise UsageError(
+                raise WorkerError(
                     f"benchmark {index + 1} of the script is {name!r}, but the worker that listed the "
                     f"benchmarks found {listed!r} there: does the script declare the same benchmarks in "
                     "every process (custom options must reach workers through add_cmdline_args)?"
                 )
             results = self._results[index]
         else:
+            if index:
+                self._check_appends([name])
             results = self._run_benchmarks([(index, name)])[0]
         self._show(name, results)
         return results[0] if len(results) == 1 else None
@@ -394,7 +476,7 @@ class Runner:
         holders = lock.acquire(wait=args.lock == "wait", on_wait=waiting)
         if holders:
             cpu_text = format_cpu_list(holder.cpu for holder in holders)
-            raise UsageError(
+            raise CpuBusyError(
                 f"another benchmark is running on CPU {cpu_text} ({holders[0].describe()}): wait for it to "
                 "finish, or use --lock wait"
             )
@@ -410,7 +492,7 @@ class Runner:
             return [name]
         names: list[str] = self._sides()[0][-1].list_benchmarks()
         if names[0] != name or len(set(names)) != len(names):
-            raise UsageError(
+            raise WorkerError(
                 f"the worker that listed the script's benchmarks found {', '.join(map(repr, names))}, "
                 f"but the script starts with {name!r}: does it declare the same benchmarks in every process "
                 "(custom options must reach workers through add_cmdline_args)?"
@@ -428,21 +510,87 @@ class Runner:
         if not args.compare_to:
             self._managers = [self._manager(args.python)], None
             return self._managers
+        pythons = self._pythons()
+        sides = [self._side_args(python) for python in pythons]
         if self._command == "command":
             # two programs, run by workers of the same interpreter
             import shlex
 
-            pythons = (args.python, args.python)
-            reference = shlex.split(args.compare_to)
-            names = args.python_names or (shlex.join(reference), shlex.join(command_program(args)))
-        else:
-            pythons = (args.compare_to, args.python)
-            names = args.python_names or _python_names(args.compare_to, args.python)
-        sides = [self._side_args(python) for python in pythons]
-        if self._command == "command":
-            sides[0].program = ["--", *reference]
-        self._managers = [self._manager(python, side) for python, side in zip(pythons, sides)], names
+            sides[0].program = ["--", *shlex.split(args.compare_to)]
+        self._managers = [self._manager(python, side) for python, side in zip(pythons, sides)], self._labels
         return self._managers
+
+    def _pythons(self) -> tuple[str, ...]:
+        """The interpreter of each side: (reference, changed) with
+        --compare-to, else the one of --python."""
+        args = self.args
+        assert args is not None
+        if not args.compare_to:
+            return (args.python,)
+        if self._command == "command":
+            return args.python, args.python
+        return args.compare_to, args.python
+
+    def _check_appends(self, names: Sequence[str]) -> None:
+        """Refuse now, before the lock and the workers, the benchmarks
+        *names* whose --append file (of each side) could not take the runs
+        this run will record."""
+        for side, python in enumerate(self._pythons()):
+            self._check_append(names, python, side)
+
+    def _check_append(self, names: Sequence[str], python: str, side: int = 0) -> None:
+        """The runs that workers of *python* will record, given to the
+        compatibility check of :meth:`perf.Benchmark.check_run` (unit,
+        inner loops, interpreter, host...) of each benchmark of the same
+        name in the --append file of *side*."""
+        from perf.model.metadata import CHECKED_KEYS, DEFAULT_UNIT
+        from perf.model.run import Run
+
+        args = self.args
+        assert args is not None
+        if not args.append:
+            return
+        path = runner_options.output_paths(args.append, self._labels)[side]
+        suite = self._append_suites.get(path)
+        collected = self._worker_metadata(python)
+        if suite is None or collected is None:
+            return
+        for name in names:
+            existing = {benchmark.get_name(): benchmark for benchmark in suite}.get(name)
+            if existing is None:
+                continue  # a new benchmark of the file
+            metadata = {key: value for key, value in collected.items() if key in CHECKED_KEYS}
+            metadata.update(self.metadata)
+            make_task = self._declared.get(name)
+            if make_task is not None:
+                task = make_task()  # cheap: nothing runs
+                metadata.update(task.metadata)
+                inner_loops = task.inner_loops
+            else:
+                # listed by the worker: its options are known to the worker only
+                inner_loops = existing.get_metadata().get("inner_loops")
+            metadata["name"] = name
+            metadata.pop("inner_loops", None)
+            if inner_loops:
+                metadata["inner_loops"] = inner_loops
+            if args.track_memory or args.tracemalloc:
+                metadata["unit"] = "byte"
+            metadata.setdefault("unit", DEFAULT_UNIT)
+            try:
+                existing.check_run(Run((1,), metadata=metadata, collect_metadata=False))
+            except IncompatibleRunError as exc:
+                raise IncompatibleRunError(f"{path}: {exc} (nothing was run)") from None
+
+    def _worker_metadata(self, python: str) -> dict[str, Any] | None:
+        """The metadata the workers of *python* collect (None: unknown)."""
+        if python != sys.executable:
+            probe = self._probes.get(python)
+            return None if probe is None else probe.metadata
+        if self._local_metadata is None:
+            from perf.collect import collect_metadata
+
+            self._local_metadata = collect_metadata()
+        return self._local_metadata
 
     def _run_benchmarks(self, benchmarks: list[tuple[int, str]], shuffle: bool = False) -> list[list[Benchmark]]:
         """Run *benchmarks* (task number, name) with a fresh seed, then save
@@ -474,7 +622,7 @@ class Runner:
                 except PerfError as exc:
                     errors.append(str(exc))
         if errors:
-            raise UsageError("; ".join(errors))
+            raise ResultFileError(None, "; ".join(errors))
         return results
 
     def _save_measured(self, units: list[Any], compare: bool) -> None:
@@ -500,7 +648,7 @@ class Runner:
                 saved.append(f"{unit.name} ({' and '.join(map(str, counts))} of {unit.total} processes)")
         if saved:
             sys.stdout.flush()
-            where = " and ".join(runner_options.output_paths(args.output or args.append, compare))
+            where = " and ".join(runner_options.output_paths(args.output or args.append, self._labels))
             print(f"Saved to {where} before stopping, incomplete: {', '.join(saved)}", file=sys.stderr)
 
     def _show(self, name: str, results: list[Benchmark]) -> None:
@@ -528,7 +676,6 @@ class Runner:
         """Write the results (with --compare-to, *side* 0 or 1 names the
         file of that side); if the file cannot take them, keep them in
         another file rather than lose a long run."""
-        from perf.measure.options import side_paths
         from perf.storage import files
 
         args = self.args
@@ -537,7 +684,7 @@ class Runner:
         if not path:
             return
         if side is not None:
-            path = side_paths(path)[side]
+            path = runner_options.output_paths(path, self._labels)[side]
         try:
             if args.append or path in self._written:
                 files.add_runs(path, benchmark)
@@ -548,13 +695,8 @@ class Runner:
             root, ext = os.path.splitext(path[:-3] if path.endswith(".gz") else path)
             other = f"{root}-{os.getpid()}{ext}"
             files.add_runs(other, benchmark)  # several benchmarks of a suite may land there
-            raise UsageError(f"{exc}; the results of {benchmark.get_name()!r} were saved to {other}") from None
-
-
-def command_program(args: argparse.Namespace) -> list[str]:
-    """The program of ``python -m perf command`` (after ``--``)."""
-    program: list[str] = args.program
-    return program[1:] if program[:1] == ["--"] else program
+            message = f"{exc}; the results of {benchmark.get_name()!r} were saved to {other}"
+            raise ResultFileError(None, message) from None
 
 
 def _announce(name: str, pipe: int | None) -> None:
@@ -580,23 +722,13 @@ def _print_user_traceback(exc: BaseException) -> None:
     print("".join(error.format()), end="", file=sys.stderr)
 
 
-def _python_names(reference: str, changed: str) -> tuple[str, str]:
-    names = (os.path.basename(reference), os.path.basename(changed))
-    return (reference, changed) if names[0] == names[1] else names
-
-
 @functools.cache
-def _is_jit_python(python: str) -> bool:
-    """Whether *python* (another interpreter) runs a JIT, by asking it
-    (once: --compare-to asks for each side after the option checks)."""
-    import subprocess
+def _probe_python(python: str, environment: tuple[tuple[str, str], ...]) -> Any:
+    """:func:`perf.measure.manager.probe_python`, once per interpreter and
+    environment."""
+    from perf.measure.manager import probe_python
 
-    code = "import sys; print(sys.implementation.name)"
-    try:
-        output = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60, check=False).stdout
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return output.strip() in ("pypy", "graalpy")
+    return probe_python(python, dict(environment))
 
 
 def _check_hooks_names(names: Sequence[str], descriptors: Sequence[Any]) -> None:

@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from perf.errors import UsageError
+    from perf.errors import CpuBusyError, UsageError
     from perf.platform.cpus import format_cpu_list, parse_cpu_list
     from perf.platform.lock import LOCK_FOLDER, CpuLock
     from perf.platform.services import ServiceManager
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         holders = [] if args.dry_run else lock.acquire(wait=False)
         if holders:
             cpus = format_cpu_list(holder.cpu for holder in holders)
-            raise UsageError(
+            raise CpuBusyError(
                 f"a benchmark is running on CPU {cpus} ({holders[0].describe()}): system {args.action} would "
                 "change the machine under it; wait for it to finish"
             )

@@ -7,7 +7,6 @@ the same module runs the workers (``-m perf timeit --worker ...``).
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Sequence
 
 HELP = "Benchmark Python statements, like the timeit module, in many worker processes."
@@ -29,6 +28,7 @@ def _worker_arguments(command: list[str], args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str]) -> int:
     from perf.cli.runner import ArgumentParser, Runner
+    from perf.measure.options import strictly_positive
 
     parser = ArgumentParser(prog="python -m perf timeit", description=HELP)
     runner = Runner(
@@ -43,15 +43,17 @@ def main(argv: Sequence[str]) -> int:
         "-s", "--setup", action="append", default=[], help="setup statement, run once per value (repeatable)"
     )
     parser.add_argument("--teardown", action="append", default=[], help="teardown statement (repeatable)")
-    parser.add_argument("--inner-loops", type=int, help="statements executed per loop iteration (when duplicated)")
-    parser.add_argument("--duplicate", type=int, help="repeat the statement N times per loop iteration")
+    parser.add_argument(
+        "--inner-loops",
+        type=strictly_positive,
+        metavar="N",
+        help="statements executed per loop iteration (when duplicated)",
+    )
+    parser.add_argument(
+        "--duplicate", type=strictly_positive, metavar="N", help="repeat the statement N times per loop iteration"
+    )
     parser.add_argument("stmt", nargs="+", help="statement(s) to benchmark, joined with newlines")
     args = runner.parse_args(argv)
-    for option in ("inner_loops", "duplicate"):
-        value = getattr(args, option)
-        if value is not None and value < 1:
-            print(f"ERROR: --{option.replace('_', '-')} must be >= 1, got {value}", file=sys.stderr)
-            return 1
     runner.timeit(
         args.name,
         args.stmt,

@@ -16,6 +16,7 @@ Must not: spawn processes, print.
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import sys
@@ -83,6 +84,27 @@ def worker_environment(
         raise ValueError(f"padding must be in [0, {MAX_PADDING}], got {padding}")
     env[PADDING_VARIABLE] = "x" * padding
     return env
+
+
+def runner_environment(
+    args: argparse.Namespace, environ: Mapping[str, str] = os.environ, padding: int = 0
+) -> dict[str, str]:
+    """The environment of a worker of a run with the options *args*
+    (``--inherit-environ``, ``--copy-env``, ``--no-locale``, ``--hook``),
+    with perf's source folder on its path when perf is not installed."""
+    inherit = list(args.inherit_environ or ())
+    if args.hook:
+        from perf.measure.hooks import PERF_RECORD_ENVIRON
+
+        inherit += PERF_RECORD_ENVIRON
+    return worker_environment(
+        environ,
+        inherit=inherit,
+        copy_env=args.copy_env,
+        locale=not args.no_locale,
+        padding=padding,
+        extra_path=perf_source_folder(),
+    )
 
 
 def random_padding(rng: random.Random) -> int:

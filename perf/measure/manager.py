@@ -10,6 +10,9 @@ or Ctrl-C stops it and everything it started: no orphan is left behind.
 The first worker calibrates the loops and keeps its values; the others
 reuse its loop count.
 
+:func:`probe_python` runs another interpreter once, as its workers will
+start, to check that it can import perf before any worker does.
+
 Must not: print (the caller gets events through callbacks), time the
 benchmark itself, exit.
 """
@@ -26,10 +29,10 @@ import time
 from typing import Any, Callable, NamedTuple, Sequence
 
 from perf.analysis.benchmarks import PAIR_KEY, SEED_KEY
-from perf.errors import PerfError, WorkerError, WorkerTimeoutError
+from perf.errors import PerfError, UsageError, WorkerError, WorkerTimeoutError
 from perf.measure.allocation import PILOT_PROCESSES
 from perf.measure.allocation import pilot_values as choose_values
-from perf.measure.environment import perf_source_folder, random_padding, worker_environment
+from perf.measure.environment import random_padding, runner_environment
 from perf.measure.options import worker_arguments
 from perf.model.benchmark import Benchmark
 
@@ -205,6 +208,68 @@ def _decode(data: bytes, what: str, stderr: bytes) -> Benchmark:
         raise WorkerError(f"{what} sent an invalid result: {exc}") from None
 
 
+class PythonProbe(NamedTuple):
+    """What another interpreter said when it was run once as a worker starts."""
+
+    #: ``sys.implementation.name`` (``cpython``, ``pypy``...)
+    implementation: str
+    #: the metadata its runs will carry that decides whether they can join
+    #: earlier runs (:data:`perf.model.metadata.CHECKED_KEYS`); None when
+    #: its perf could not say
+    metadata: dict[str, Any] | None
+
+
+#: run by :func:`probe_python`: import perf (a failure ends with a
+#: traceback), then print what the parent wants to know as JSON (the keys
+#: are filled in; the code stays valid Python 2, to fail on the import)
+_PROBE_CODE = """\
+import json, sys
+import perf
+try:
+    from perf.collect import collect_metadata
+    collected = collect_metadata()
+    metadata = dict((key, collected[key]) for key in KEYS if key in collected)
+except Exception:
+    metadata = None
+sys.stdout.write("\\n" + json.dumps({"implementation": sys.implementation.name, "metadata": metadata}) + "\\n")
+"""
+
+
+def probe_python(python: str, env: dict[str, str], timeout: float = 60.0) -> PythonProbe:
+    """Run *python* once with the environment *env* of its workers: check
+    that it can import perf, and learn its implementation and the metadata
+    its runs will record.  Raises :class:`~perf.errors.UsageError` naming
+    *python* and the last line of the error when it cannot."""
+    import json
+
+    from perf.model.metadata import CHECKED_KEYS
+
+    code = _PROBE_CODE.replace("KEYS", repr(list(CHECKED_KEYS)))
+    try:
+        result = subprocess.run(
+            [python, "-c", code],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except OSError as exc:
+        raise UsageError(f"{python}: cannot run it: {exc.strerror or exc}") from None
+    except subprocess.TimeoutExpired:
+        raise UsageError(f"{python}: no answer within {timeout:g} s to: python -c 'import perf'") from None
+    if result.returncode != 0:
+        lines = [line.strip() for line in result.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+        reason = lines[-1] if lines else _describe_exit(result.returncode)
+        raise UsageError(f"{python} cannot import perf: {reason}")
+    try:
+        answer = json.loads(result.stdout.decode("utf-8", "replace").rstrip().rpartition("\n")[2])
+        metadata = answer["metadata"]
+        return PythonProbe(str(answer["implementation"]), metadata if isinstance(metadata, dict) else None)
+    except (ValueError, KeyError, TypeError):
+        return PythonProbe("", None)
+
+
 class Manager:
     """Runs the workers of each benchmark of a script."""
 
@@ -226,7 +291,6 @@ class Manager:
         self.add_cmdline_args = add_cmdline_args
         self.environ = dict(os.environ if environ is None else environ)
         self.rng = rng or random.Random()
-        self.source_folder = perf_source_folder()
 
     def worker_command(
         self, task: int, write_fd: int, loops: int, values: int | None = None, *, listing: bool = False
@@ -261,20 +325,7 @@ class Manager:
         return names
 
     def worker_env(self) -> dict[str, str]:
-        args = self.args
-        inherit = list(args.inherit_environ or ())
-        if args.hook:
-            from perf.measure.hooks import PERF_RECORD_ENVIRON
-
-            inherit += PERF_RECORD_ENVIRON
-        return worker_environment(
-            self.environ,
-            inherit=inherit,
-            copy_env=args.copy_env,
-            locale=not args.no_locale,
-            padding=random_padding(self.rng),
-            extra_path=self.source_folder,
-        )
+        return runner_environment(self.args, self.environ, random_padding(self.rng))
 
 
 class Recorder:

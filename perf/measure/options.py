@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any, NamedTuple
 
 from perf.errors import UsageError
@@ -283,41 +284,97 @@ def _check_calibration_flags(args: argparse.Namespace) -> None:
         raise UsageError("--pipe requires --worker")
 
 
-#: --compare-to: the suffixes of the two files -o/--append name
+#: --compare-to: the suffixes of the two files -o/--append name when the
+#: labels of the two sides cannot name them
 SIDE_SUFFIXES = ("ref", "changed")
+#: the longest label used in a file name
+MAX_FILE_LABEL = 40
 
 
-def side_paths(path: str) -> tuple[str, str]:
-    """--compare-to with ``-o`` or ``--append PATH``: the files of the
-    reference and of the changed side, ``STEM-ref.EXT`` and
-    ``STEM-changed.EXT`` (``result.json`` -> ``result-ref.json``,
-    ``result-changed.json``; ``.json.gz`` kept)."""
+def command_program(args: argparse.Namespace) -> list[str]:
+    """The program of ``python -m perf command`` (after ``--``)."""
+    program: list[str] = getattr(args, "program", None) or []
+    return program[1:] if program[:1] == ["--"] else program
+
+
+def python_labels(reference: str, changed: str) -> tuple[str, str]:
+    """Short labels telling two interpreters apart: their file names when
+    they differ (pyperf's labels: ``python3.11``, ``python3.12``), else the
+    nearest folder that differs (``/a/venv/bin/python`` and
+    ``/b/venv/bin/python`` -> ``a``, ``b``; pyenv's ``3.11.7``,
+    ``3.12.1``), else ``ref`` and ``changed``."""
+    parts = [path.split(os.sep) for path in (reference, changed)]
+    while parts[0] and parts[1] and parts[0][-1] == parts[1][-1]:
+        for side in parts:
+            side.pop()
+    labels = (parts[0][-1] if parts[0] else "", parts[1][-1] if parts[1] else "")
+    if not all(labels) or labels[0] == labels[1]:
+        return SIDE_SUFFIXES
+    return labels
+
+
+def side_labels(args: argparse.Namespace, command: str | None = None) -> tuple[str, str]:
+    """--compare-to: the labels of the reference and of the changed side,
+    ``--python-names`` when given (*command* ``"command"``: the two
+    command lines)."""
+    if args.python_names:
+        reference, changed = args.python_names
+        return reference, changed
+    if command == "command":
+        import shlex
+
+        return shlex.join(shlex.split(args.compare_to)), shlex.join(command_program(args))
+    return python_labels(args.compare_to, args.python)
+
+
+def _file_label(label: str) -> str:
+    """*label* as a part of a file name: letters, digits, ``.``, ``_``,
+    ``+`` and ``-`` (anything else becomes ``-``)."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._+]+", "-", label).strip(".-")
+
+
+def split_extension(path: str) -> tuple[str, str]:
+    """``result.json.gz`` -> ``('result', '.json.gz')``."""
     for extension in (".json.gz", ".json", ".gz"):
         if path.endswith(extension):
-            stem = path[: -len(extension)]
-            break
-    else:
-        stem, extension = path, ""
-    return f"{stem}-{SIDE_SUFFIXES[0]}{extension}", f"{stem}-{SIDE_SUFFIXES[1]}{extension}"
+            return path[: -len(extension)], extension
+    return path, ""
 
 
-def output_paths(path: str, compare: bool) -> tuple[str, ...]:
-    """The files a run writes for -o/--append *path*."""
-    return side_paths(path) if compare else (path,)
+def side_paths(path: str, labels: tuple[str, str] = SIDE_SUFFIXES) -> tuple[str, str]:
+    """--compare-to with ``-o`` or ``--append PATH``: the files of the
+    reference and of the changed side, named after their *labels*
+    (``result.json`` -> ``result-3.11.json``, ``result-3.12.json``;
+    ``.json.gz`` kept).  Labels that would not make two distinct, short
+    file names give ``result-ref.json`` and ``result-changed.json``."""
+    stem, extension = split_extension(path)
+    suffixes = tuple(_file_label(label) for label in labels)
+    if not all(suffixes) or suffixes[0] == suffixes[1] or max(map(len, suffixes)) > MAX_FILE_LABEL:
+        suffixes = SIDE_SUFFIXES
+    return f"{stem}-{suffixes[0]}{extension}", f"{stem}-{suffixes[1]}{extension}"
 
 
-def _check_outputs(args: argparse.Namespace) -> None:
-    """Refuse now what would fail after the benchmark ran."""
+def output_paths(path: str, labels: tuple[str, str] | None) -> tuple[str, ...]:
+    """The files a run writes for -o/--append *path* (*labels*: the sides
+    of a --compare-to run)."""
+    return side_paths(path, labels) if labels else (path,)
+
+
+def _check_outputs(args: argparse.Namespace, command: str | None) -> None:
+    """Refuse now what would fail after the benchmark ran (a worker run in
+    place, without --pipe, writes -o/--append too)."""
     if args.output and args.append:
         raise UsageError("--output and --append are mutually exclusive")
-    if args.worker:
+    if args.worker and args.pipe is not None:
         return
-    compare = bool(args.compare_to)
-    for path in output_paths(args.output, compare) if args.output else ():
+    labels = side_labels(args, command) if args.compare_to and not args.worker else None
+    for path in output_paths(args.output, labels) if args.output else ():
         if os.path.lexists(path):
             raise UsageError(f"{path}: the file already exists (use --append to add runs to it)")
         _check_writable_folder(path)
-    for path in output_paths(args.append, compare) if args.append else ():
+    for path in output_paths(args.append, labels) if args.append else ():
         _check_writable_folder(path)
         if os.path.exists(path) and not os.access(path, os.R_OK | os.W_OK):
             raise UsageError(f"{path}: cannot read and write this file")
@@ -353,19 +410,18 @@ def check_runner_args(
         raise UsageError("--adaptive-values replaces -n/--values")
     apply_budget(args, budget, warmups)
     _check_calibration_flags(args)
-    _check_outputs(args)
     if args.tracemalloc and command == "command":
         raise UsageError("--tracemalloc cannot be used with python -m perf command (use --track-memory)")
     if args.python_names and not args.compare_to:
         raise UsageError("--python-names requires --compare-to")
     if args.compare_to is not None and not args.compare_to.strip():
         raise UsageError("--compare-to: the reference is empty")
-    if args.python:
-        args.python = _absolute_executable(args.python, "python")
+    args.python = absolute_executable(args.python, "python") if args.python else sys.executable
     if args.compare_to and command == "command":
         _check_reference_command(args.compare_to)
     elif args.compare_to:
-        args.compare_to = _absolute_executable(args.compare_to, "compare_to")
+        args.compare_to = absolute_executable(args.compare_to, "compare_to")
+    _check_outputs(args, command)  # with --compare-to, the files are named after the labels
 
 
 def _check_target_precision(args: argparse.Namespace) -> None:
@@ -416,7 +472,7 @@ def _check_reference_command(text: str) -> None:
         raise UsageError(f"--compare-to: {exc}") from None
 
 
-def _absolute_executable(executable: str, option: str) -> str:
+def absolute_executable(executable: str, option: str) -> str:
     """An absolute path that keeps symlinks (a venv's python is one)."""
     import shutil
 

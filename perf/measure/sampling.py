@@ -16,7 +16,7 @@ import functools
 import math
 from typing import Callable, NamedTuple
 
-from perf.errors import WorkerError
+from perf.errors import WorkerError, ZeroValueError
 from perf.measure.calibration import (
     TimerInfo,
     is_accepted,
@@ -88,7 +88,7 @@ class _Sampler:
         raw = _timed(self.time_function, loops)
         self.report(kind, loops, raw)
         if raw == 0 and kind == "value":
-            raise WorkerError(
+            raise ZeroValueError(
                 f"a value of {loops} loops took 0 seconds: the clock is too coarse (use more loops or --min-time)"
             )
         return raw / (loops * self.plan.inner_loops)
@@ -137,8 +137,8 @@ def measure(
     sample (``kind`` is ``"calibration"``, ``"warmup"`` or ``"value"``), for
     verbose output.
 
-    Raises :class:`~perf.errors.WorkerError` when a value is 0 (the clock is
-    too coarse for the loop count) and
+    Raises :class:`~perf.errors.ZeroValueError` when a value is 0 (the clock
+    is too coarse for the loop count) and
     :class:`~perf.errors.CalibrationError` when no loop count can reach the
     target.
     """

@@ -205,29 +205,30 @@ def test_fail_on_slowdown_checks_the_geometric_mean(tmp_path, capsys):
 # --- bad input ------------------------------------------------------------------------
 
 
-def error_of(capsys, *argv):
-    status, _out, err = run(capsys, "compare_to", *argv)
-    assert status == 1
+def error_of(capsys, *argv, status=1):
+    """The one ERROR line; exit status 1, or 2 for a usage error."""
+    status_, _out, err = run(capsys, "compare_to", *argv)
+    assert status_ == status
     assert err.count("\n") == 1 and err.startswith("ERROR: ")
     return err[len("ERROR: ") : -1]
 
 
 def test_needs_two_files(capsys):
-    assert error_of(capsys, REF) == "compare_to needs a reference file and at least one changed file"
+    assert error_of(capsys, REF, status=2) == "compare_to needs a reference file and at least one changed file"
 
 
 def test_group_by_speed_needs_two_files(capsys):
-    assert error_of(capsys, "-G", REF, REF, REF) == "--group-by-speed needs exactly 2 files"
+    assert error_of(capsys, "-G", REF, REF, REF, status=2) == "--group-by-speed needs exactly 2 files"
 
 
 @pytest.mark.parametrize("value", ["-1", "100", "nan"])
 def test_bad_min_speed(capsys, value):
-    assert error_of(capsys, "--min-speed", value, REF, REF).startswith("--min-speed must be between 0 and 100")
+    assert error_of(capsys, "--min-speed", value, REF, REF, status=2).startswith("--min-speed must be between 0 and 100")
 
 
 def test_bad_fail_on_slowdown(capsys):
     assert (
-        error_of(capsys, "--fail-on-slowdown", "-2", REF, REF) == "--fail-on-slowdown must be a percentage >= 0, got -2"
+        error_of(capsys, "--fail-on-slowdown", "-2", REF, REF, status=2) == "--fail-on-slowdown must be a percentage >= 0, got -2"
     )
 
 

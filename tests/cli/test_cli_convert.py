@@ -311,7 +311,7 @@ def test_output_exists_is_refused(tmp_path, capsys):
     output = tmp_path / "out.json"
     output.write_text("precious\n")
     status, out, err = run(capsys, "convert", str(source), "-o", str(output))
-    assert (status, out) == (1, "")
+    assert (status, out) == (2, "")
     assert err == f"ERROR: {output}: the file already exists (use --replace to overwrite it)\n"
     assert output.read_text() == "precious\n"
 
@@ -341,7 +341,25 @@ def test_write_error_is_one_line(tmp_path, capsys):
     assert err == f"ERROR: {output}: cannot write: No such file or directory\n"
 
 
-# --- errors: one line, exit status 1, every file intact -------------------------
+# --- errors: one line, exit status 2 (usage) or 1, every file intact ------------
+
+#: errors that depend on the input files, not on the command line alone: exit
+#: status 1 (the others are usage errors: 2)
+FILE_ERRORS = (
+    "no benchmark named",
+    "no benchmark left",
+    "there is no run",
+    "no run left",
+    "would give",
+    "--extract-metadata",
+    "incompatible run",
+    "cannot read",
+)
+
+
+def expected_status(message):
+    return 1 if any(marker in message for marker in FILE_ERRORS) else 2
+
 
 #: (arguments after INPUT, expected message); INPUT is a copy of
 #: suite_tags.json (3 benchmarks of 3 runs) unless the arguments start with
@@ -451,7 +469,7 @@ def test_error_leaves_every_file_intact(args, message, tmp_path, capsys):
     args = [arg.format(**names) for arg in args]
     target = [] if "--stdout" in args else ["-o", str(output), "--replace"]
     status, out, err = run(capsys, "convert", str(source), *args, *target)
-    assert (status, out) == (1, "")
+    assert (status, out) == (expected_status(message), "")
     assert err == f"ERROR: {message.format(**names)}\n"
     assert source.read_bytes() == (DATA / name).read_bytes()
     assert output.read_text() == "precious\n"
@@ -467,7 +485,7 @@ def test_error_leaves_every_file_intact(args, message, tmp_path, capsys):
     ],
 )
 def test_output_options_errors(args, message, capsys):
-    assert run(capsys, "convert", str(DATA / "timeit.json"), *args) == (1, "", f"ERROR: {message}\n")
+    assert run(capsys, "convert", str(DATA / "timeit.json"), *args) == (2, "", f"ERROR: {message}\n")
 
 
 def test_missing_input(tmp_path, capsys):
@@ -478,7 +496,7 @@ def test_missing_input(tmp_path, capsys):
 
 def test_stdin_can_be_read_once(capsys):
     assert run(capsys, "convert", "-", "--add", "-", "--stdout") == (
-        1,
+        2,
         "",
         "ERROR: standard input (-) can be read only once\n",
     )

@@ -33,7 +33,7 @@ def test_slowest_of_several_files_has_titles(capsys):
 
 
 def test_slowest_bad_n(capsys):
-    assert main(["slowest", "-n", "0", str(DATA / "timeit.json")]) == 1
+    assert main(["slowest", "-n", "0", str(DATA / "timeit.json")]) == 2
     assert capsys.readouterr().err == "ERROR: -n must be >= 1, got 0\n"
 
 

@@ -102,7 +102,7 @@ def test_dry_run_changes_nothing(tmp_path, capsys):
 def test_bad_options_are_one_line(tmp_path, capsys, argv, message):
     root = build(tmp_path, VM)
     status, out, err = run(capsys, *argv, "--root", root)
-    assert status == 1 and out == ""
+    assert status == 2 and out == ""  # usage errors
     assert err.startswith(message) and err.count("\n") == 1
 
 

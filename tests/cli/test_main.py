@@ -12,7 +12,7 @@ DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
 
 
 def test_missing_command_is_a_usage_error(capsys):
-    assert main([]) == 1
+    assert main([]) == 2
     assert (
         capsys.readouterr().err
         == "ERROR: missing command: choose one of show, stats, dump, hist, check, metadata, slowest, collect_metadata, compare_to, convert, plot, timeit, command, system, report (see python -m perf --help)\n"
@@ -20,7 +20,7 @@ def test_missing_command_is_a_usage_error(capsys):
 
 
 def test_unknown_command_is_one_error_line(capsys):
-    assert main(["frobnicate"]) == 1
+    assert main(["frobnicate"]) == 2
     assert capsys.readouterr().err.startswith("ERROR: argument COMMAND: invalid choice: 'frobnicate'")
 
 
@@ -55,12 +55,54 @@ def test_keyboard_interrupt_exits_one(monkeypatch, capsys):
     assert capsys.readouterr().err == "Interrupted: exit\n"
 
 
-@pytest.mark.parametrize("argv", [["show"], ["show", "--bad-option", "x.json"]])
-def test_bad_arguments_exit_one(argv, capsys):
-    assert main(argv) == 1
+@pytest.mark.parametrize("argv", [["show"], ["show", "--bad-option", "x.json"], ["stats", "-b"]])
+def test_bad_arguments_exit_two(argv, capsys):
+    """Usage errors exit with status 2, as argparse and pyperf do."""
+    assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("ERROR: ")
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["show", "--quite", "x.json"], "unrecognized arguments: --quite (did you mean --quiet?)"),
+        (["compare_to", "--tabel", "a.json", "b.json"], "unrecognized arguments: --tabel (did you mean --table?)"),
+        (["hist", "--benchmrk=x", "x.json"], "unrecognized arguments: --benchmrk=x (did you mean --benchmark?)"),
+        (["show", "--zzz", "x.json"], "unrecognized arguments: --zzz"),
+        (["--hepl"], "unrecognized arguments: --hepl (did you mean --help?)"),
+    ],
+)
+def test_unknown_option_suggests_the_closest_one(argv, message, capsys):
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"ERROR: {message}\n"
+
+
+def test_an_error_that_is_not_a_usage_error_exits_one(capsys):
+    assert main(["show", f"{DATA}/timeit.json", "-b", "nope"]) == 1
+
+
+def test_missing_file_names_the_files_of_a_compare_to_run(tmp_path, capsys):
+    """``-o ab.json`` with --compare-to wrote a file per side: show says so."""
+    from perf.model.benchmark import Benchmark
+    from perf.model.run import Run
+    from perf.storage.files import dump
+
+    for label, position in (("3.11", 1), ("3.12", 2)):
+        metadata = {"name": "timeit", "ab_seed": 7, "ab_pair": 1, "ab_position": position}
+        dump(
+            Benchmark([Run([1.0, 2.0], metadata=metadata, collect_metadata=False)]), str(tmp_path / f"ab-{label}.json")
+        )
+    (tmp_path / "ab-notes.json").write_text("not a result")
+    path = tmp_path / "ab.json"
+    assert main(["show", str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"ERROR: {path}: no such file; the --compare-to run saved {tmp_path}/ab-3.11.json and {tmp_path}/ab-3.12.json\n"
+    )
+    # files of one benchmark each, not of a comparison: the plain message
+    assert main(["show", str(tmp_path / "ab-3.json")]) == 1
+    assert capsys.readouterr().err == f"ERROR: {tmp_path}/ab-3.json: cannot read: No such file or directory\n"
 
 
 def test_show_matches_pyperf_for_single_benchmark_files(capsys):

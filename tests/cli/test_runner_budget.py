@@ -8,6 +8,7 @@ import pytest
 
 from perf.cli import runner as runner_module
 from perf.cli.runner import Runner
+from perf.measure.manager import PythonProbe
 
 #: keep the classes alive: Runner tells them apart by id()
 _CLASSES = []
@@ -25,7 +26,9 @@ def cpython(monkeypatch):
     import perf.collect.python
 
     monkeypatch.setattr(perf.collect.python, "python_has_jit", lambda: False)
-    monkeypatch.setattr(runner_module, "_is_jit_python", lambda python: "pypy" in python)
+    monkeypatch.setattr(
+        runner_module, "_probe_python", lambda python, env: PythonProbe("pypy" if "pypy" in python else "cpython", None)
+    )
 
 
 def budget(args):

@@ -20,6 +20,7 @@ import time
 import pytest
 
 from perf.measure.manager import pair_order
+from perf.measure.options import python_labels
 from perf.storage.files import load, load_benchmark
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
@@ -127,7 +128,7 @@ def test_output_refuses_an_existing_file_before_running(tmp_path):
     output = tmp_path / "out.json"
     output.write_text("precious")
     result = run([sys.executable, str(bench), *FAST, "-o", str(output)], tmp_path)
-    assert result.returncode == 1
+    assert result.returncode == 2  # a usage error
     assert result.stderr.strip().splitlines() == [
         f"ERROR: {output}: the file already exists (use --append to add runs to it)"
     ]
@@ -318,20 +319,20 @@ def test_worker_crash_by_signal(tmp_path):
 )
 def test_bad_option_is_one_line(tmp_path, options, message):
     result = perf("timeit", *options, "pass")
-    assert result.returncode == 1
+    assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"ERROR: {message}"), result.stderr
 
 
 def test_timeit_syntax_error_is_one_line():
     result = perf("timeit", "1 +")
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert result.stderr.strip().splitlines() == ["ERROR: invalid stmt '1 +': invalid syntax (line 1)"]
 
 
 def test_command_program_not_found():
     result = perf("command", "--", "no-such-program-xyz")
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert result.stderr.strip() == "ERROR: no-such-program-xyz: program not found"
 
 
@@ -404,7 +405,9 @@ def test_compare_to_interleaves_pairs_and_saves_both_sides(tmp_path):
     result = perf(*argv, "sorted(range(100))")
     assert result.returncode == 0, result.stderr
     assert "4 interleaved pairs" in result.stdout
-    sides = [tmp_path / "ab-ref.json", tmp_path / "ab-changed.json"]
+    labels = python_labels(reference, sys.executable)
+    sides = [tmp_path / f"ab-{label.strip('.')}.json" for label in labels]
+    assert f"{labels[0]}: Mean +- std dev: " in result.stdout
     runs = []
     for path in sides:
         benchmark = load_benchmark(str(path))
@@ -425,7 +428,7 @@ def test_compare_to_interleaves_pairs_and_saves_both_sides(tmp_path):
     assert "WARNING" not in compared.stdout  # the drift warning is for separate recordings
     # -o refuses to run when a side's file exists
     again = perf(*argv, "sorted(range(100))")
-    assert again.returncode == 1
+    assert again.returncode == 2
     assert again.stderr.strip() == f"ERROR: {sides[0]}: the file already exists (use --append to add runs to it)"
 
 
@@ -557,8 +560,9 @@ def test_command_compare_to_interleaves_two_programs(tmp_path):
     assert lines[1].startswith("sleep 0.01: Mean +- std dev: ")
     assert "-> [sleep 0.01] " in lines[3] and "x faster [" in lines[3]
     assert "3 interleaved pairs" in lines[4]
-    reference = load_benchmark(str(tmp_path / "sleep-ref.json"))
-    changed = load_benchmark(str(tmp_path / "sleep-changed.json"))
+    # the files are named after the labels
+    reference = load_benchmark(str(tmp_path / "sleep-sleep-0.02.json"))
+    changed = load_benchmark(str(tmp_path / "sleep-sleep-0.01.json"))
     assert reference.get_metadata()["command"].endswith("sleep 0.02")
     assert changed.get_metadata()["command"].endswith("sleep 0.01")
     assert reference.get_name() == changed.get_name() == "command"
@@ -684,7 +688,8 @@ def test_suite_compare_to_interleaves_pairs_inside_shuffled_rounds(tmp_path):
     result = run(argv, tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("; 2 interleaved pairs") == 3
-    sides = [load(str(tmp_path / f"ab-{side}.json")) for side in ("ref", "changed")]
+    paths = [str(tmp_path / f"ab-{label.strip('.')}.json") for label in python_labels(reference, sys.executable)]
+    sides = [load(path) for path in paths]
     pair_seeds = []
     for name in ("a", "b", "c"):
         runs = [[run.get_metadata() for run in side.get_benchmark(name).get_runs() if run.values] for side in sides]
@@ -698,7 +703,7 @@ def test_suite_compare_to_interleaves_pairs_inside_shuffled_rounds(tmp_path):
     assert len(schedule) == 1
     seed = schedule.pop()
     assert pair_seeds == [seed, seed + 1, seed + 2]
-    compared = perf("compare_to", "-v", *(str(tmp_path / f"ab-{side}.json") for side in ("ref", "changed")))
+    compared = perf("compare_to", "-v", *paths)
     assert compared.returncode == 0, compared.stderr
     assert compared.stdout.count("; 2 interleaved pairs") == 3  # each benchmark paired again
 
@@ -753,3 +758,153 @@ def test_failing_shuffled_suite_keeps_the_runs_measured_before(tmp_path):
     suite = load(str(output))
     assert len(suite.get_benchmark("ok").get_process_means()) == ok_processes
     assert len(suite.get_benchmark("broken").get_process_means()) == 1
+
+
+# -- issue 13: usage errors, --worker in place, errors known early ------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-m", "perf", "timeit", "--proceses", "3", "pass"],
+        ["-m", "perf", "command", "--proceses=3", "--", "true"],
+        ["BENCH", "--proceses", "3"],
+    ],
+)
+def test_unknown_option_suggests_the_closest_one(tmp_path, argv):
+    bench = script(tmp_path, "import perf\nperf.Runner().bench_func('f', sum, [1])\n")
+    argv = [str(bench) if arg == "BENCH" else arg for arg in argv]
+    result = run([sys.executable, *argv], tmp_path)
+    assert result.returncode == 2
+    unknown = {"timeit": "--proceses", "command": "--proceses=3"}.get(
+        argv[2] if argv[0] == "-m" else "", "--proceses 3"
+    )
+    assert result.stderr == f"ERROR: unrecognized arguments: {unknown} (did you mean --processes?)\n"
+    assert result.stdout == ""
+
+
+def test_timeit_bad_inner_loops_is_a_usage_error():
+    result = perf("timeit", "--duplicate", "0", "pass")
+    assert (result.returncode, result.stderr) == (2, "ERROR: argument --duplicate: must be >= 1, got '0'\n")
+
+
+def test_timeit_worker_in_place_writes_the_output_file(tmp_path):
+    """python -m perf timeit --worker: what runs under perf record or a debugger."""
+    output = tmp_path / "out.json"
+    base = ["timeit", "--worker", "-l", "10", "-n", "3", "-w", "0"]
+    argv = [*base, "-o", str(output), "pass"]
+    result = perf(*argv)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Mean +- std dev: ")
+    benchmark = load_benchmark(str(output))
+    assert benchmark.get_name() == "timeit" and benchmark.get_nvalue() == 3
+    # an existing -o file is refused before measuring
+    before = output.read_bytes()
+    again = perf(*argv)
+    assert (again.returncode, again.stdout) == (2, "")
+    assert again.stderr == f"ERROR: {output}: the file already exists (use --append to add runs to it)\n"
+    assert output.read_bytes() == before
+    # --append adds to it
+    assert perf(*base, "--append", str(output), "pass").returncode == 0
+    assert load_benchmark(str(output)).get_nvalue() == 6
+
+
+def test_worker_in_place_zero_is_a_value_error_the_script_catches(tmp_path):
+    bench = script(
+        tmp_path,
+        """
+        import perf
+        runner = perf.Runner()
+        try:
+            runner.bench_time_func("zero", lambda loops: 0.0)
+        except ValueError as exc:
+            print("caught:", exc)
+        """,
+    )
+    result = run([sys.executable, str(bench), "--worker", "-l", "1", "-n", "1", "-w", "0"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "caught: benchmark function returned zero\n"
+
+
+def test_timeit_track_memory_worker_verbose_lines_are_bytes():
+    result = perf("timeit", "--worker", "-l", "1", "-n", "2", "-w", "0", "-v", "--track-memory", "x = [0] * 10**5")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    values = [line for line in lines if line.startswith("Value ")]
+    assert len(values) == 2
+    for line in values + lines[-1:]:
+        assert re.search(r"\d (bytes|kB|MB|KiB|MiB)\b", line), line
+        assert " sec" not in line, line
+
+
+def test_append_of_another_unit_is_refused_before_any_worker(tmp_path):
+    output = tmp_path / "out.json"
+    assert perf("timeit", *FAST, "-o", str(output), "pass").returncode == 0
+    before = output.read_bytes()
+    result = perf("timeit", *FAST, "--track-memory", "--append", str(output), "pass")
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"ERROR: {output}: benchmark 'timeit': incompatible run: metadata 'unit' is 'byte' in the run but "
+        "'second' in the benchmark (nothing was run)\n"
+    )
+    assert output.read_bytes() == before
+
+
+def _fake_python(tmp_path, body):
+    python = tmp_path / "bin" / "python"
+    python.parent.mkdir(exist_ok=True)
+    python.write_text("#!/bin/sh\n" + body)
+    python.chmod(0o755)
+    return python
+
+
+def test_compare_to_an_interpreter_that_cannot_import_perf(tmp_path):
+    python = _fake_python(
+        tmp_path,
+        "echo 'Traceback (most recent call last):' >&2\n"
+        "echo \"ModuleNotFoundError: No module named 'perf'\" >&2\nexit 1\n",
+    )
+    result = perf("timeit", *FAST, "--compare-to", str(python), "pass")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"ERROR: --compare-to: {python} cannot import perf: ModuleNotFoundError: No module named 'perf'\n"
+    )
+
+
+def test_python_that_cannot_run(tmp_path):
+    python = tmp_path / "python"
+    python.write_bytes(b"\x7fELF garbage")
+    python.chmod(0o755)
+    result = perf("timeit", *FAST, "--python", str(python), "pass")
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"ERROR: --python: {python}: cannot run it: ")
+    missing = perf("timeit", *FAST, "--python", str(tmp_path / "nope"), "pass")
+    assert (missing.returncode, missing.stderr) == (2, f"ERROR: --python: {tmp_path / 'nope'}: no such executable\n")
+
+
+def test_probe_of_this_interpreter():
+    import argparse
+
+    from perf.measure.environment import runner_environment
+    from perf.measure.manager import probe_python
+    from perf.measure.options import DEFAULT_BUDGET, add_runner_arguments
+
+    parser = argparse.ArgumentParser()
+    add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)
+    probe = probe_python(sys.executable, runner_environment(parser.parse_args([])))
+    assert probe.implementation == sys.implementation.name
+    assert probe.metadata["python_executable"] == sys.executable
+    assert probe.metadata["python_implementation"]
+    assert set(probe.metadata) <= {
+        "aslr",
+        "cpu_count",
+        "cpu_model_name",
+        "hostname",
+        "inner_loops",
+        "name",
+        "platform",
+        "python_executable",
+        "python_implementation",
+        "python_version",
+        "unit",
+    }

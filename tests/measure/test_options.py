@@ -22,10 +22,13 @@ from perf.measure.options import (
     check_runner_args,
     comma_list,
     cpu_list,
+    output_paths,
     percentage,
     positive_or_zero,
+    python_labels,
     python_names,
     seconds,
+    side_labels,
     side_paths,
     strictly_positive,
     warmups_count,
@@ -328,10 +331,19 @@ def test_output_into_a_read_only_folder(tmp_path, monkeypatch):
     assert str(info.value) == f"{path}: cannot write into the folder {tmp_path}"
 
 
-def test_worker_does_not_check_output_files(tmp_path):
+def test_worker_with_a_pipe_does_not_check_output_files(tmp_path):
     path = tmp_path / "result.json"
     path.write_text("{}")
-    assert parse(["--worker", "-o", str(path)]).output == str(path)
+    assert parse(["--worker", "--pipe", "3", "-o", str(path)]).output == str(path)
+
+
+def test_worker_run_in_place_refuses_an_existing_output_file(tmp_path):
+    """--worker without --pipe writes -o itself: refused before it measures."""
+    path = tmp_path / "result.json"
+    path.write_text("{}")
+    with pytest.raises(UsageError) as info:
+        parse(["--worker", "-o", str(path)])
+    assert str(info.value) == f"{path}: the file already exists (use --append to add runs to it)"
 
 
 def test_append_missing_file_is_accepted(tmp_path):
@@ -385,6 +397,56 @@ def test_output_and_append_are_exclusive(tmp_path):
 )
 def test_compare_to_writes_one_file_per_side(path, expected):
     assert side_paths(path) == expected
+
+
+@pytest.mark.parametrize(
+    "labels, expected",
+    [
+        (("3.11", "3.12"), ("ab-3.11.json", "ab-3.12.json")),
+        (("python3.11", "pypy3"), ("ab-python3.11.json", "ab-pypy3.json")),
+        (("main branch", "my/fix"), ("ab-main-branch.json", "ab-my-fix.json")),
+        (("a b", "a/b"), ("ab-ref.json", "ab-changed.json")),  # the same file name
+        (("...", "x"), ("ab-ref.json", "ab-changed.json")),  # nothing left of a label
+        (("x" * 41, "y"), ("ab-ref.json", "ab-changed.json")),  # too long
+    ],
+)
+def test_side_files_are_named_after_the_labels(labels, expected):
+    assert side_paths("ab.json", labels) == expected
+
+
+@pytest.mark.parametrize(
+    "reference, changed, expected",
+    [
+        ("/usr/bin/python3.11", "/usr/bin/python3.12", ("python3.11", "python3.12")),  # pyperf's labels
+        ("/a/venv/bin/python", "/b/venv/bin/python", ("a", "b")),
+        ("/root/.pyenv/versions/3.11.7/bin/python", "/root/.pyenv/versions/3.12.1/bin/python", ("3.11.7", "3.12.1")),
+        ("/usr/bin/python3", "/usr/local/bin/python3", ("usr", "local")),
+        ("/opt/python", "/opt/python", ("ref", "changed")),
+        ("/python", "/x/python", ("ref", "changed")),
+    ],
+)
+def test_python_labels_tell_the_sides_apart(reference, changed, expected):
+    assert python_labels(reference, changed) == expected
+
+
+def test_labels_name_the_side_files(tmp_path):
+    """-o FILE with --compare-to: FILE-LABEL.json, checked before the run."""
+    pythons = []
+    for folder in ("a", "b"):
+        python = tmp_path / folder / "bin" / "python"
+        python.parent.mkdir(parents=True)
+        os.symlink(sys.executable, python)
+        pythons.append(str(python))
+    argv = ["--compare-to", pythons[0], "--python", pythons[1]]
+    (tmp_path / "ab-b.json").write_text("{}")
+    with pytest.raises(UsageError) as info:
+        parse(["-o", str(tmp_path / "ab.json"), *argv])
+    assert str(info.value) == f"{tmp_path / 'ab-b.json'}: the file already exists (use --append to add runs to it)"
+    args = parse(["--append", str(tmp_path / "ab.json"), *argv])
+    assert side_labels(args) == ("a", "b")
+    assert output_paths(args.append, side_labels(args)) == (str(tmp_path / "ab-a.json"), str(tmp_path / "ab-b.json"))
+    args = parse(["--append", str(tmp_path / "ab.json"), *argv, "--python-names", "x:y"])
+    assert side_labels(args) == ("x", "y")
 
 
 def test_output_with_compare_to_checks_both_files(tmp_path):
@@ -463,9 +525,9 @@ def test_python_found_on_path(tmp_path, monkeypatch):
     assert parse(["--python", "mypython"]).python == str(program)
 
 
-def test_python_default_is_left_unset():
+def test_python_defaults_to_this_interpreter():
     args = parse([])
-    assert args.python is None
+    assert args.python == sys.executable
     assert args.compare_to is None
 
 
