@@ -223,7 +223,18 @@ class Runner:
         """Benchmark ``func(*args)``."""
         from perf.measure.tasks import func_time_function
 
-        return self._main(name, lambda: Task(name, func_time_function(func, args), inner_loops, metadata))
+        from perf.measure.tasks import empty_loop_time_function
+
+        return self._main(
+            name,
+            lambda: Task(
+                name,
+                func_time_function(func, args),
+                inner_loops,
+                metadata,
+                overhead_function=empty_loop_time_function(),
+            ),
+        )
 
     def bench_async_func(
         self,
@@ -271,7 +282,9 @@ class Runner:
         def task() -> Task:
             task_metadata = code.metadata()
             task_metadata.update(metadata or {})
-            return Task(name, code.time_function(), inner_loops, task_metadata)
+            return Task(
+                name, code.time_function(), inner_loops, task_metadata, overhead_function=code.overhead_function()
+            )
 
         return self._main(name, task)
 
@@ -285,7 +298,7 @@ class Runner:
             _fail(str(exc), self._code_error_status())
 
         def task() -> Task:
-            timer = CommandTimer(found)
+            timer = CommandTimer(found, given=command)
             return Task(name, timer, collect=timer.collect, memory_function=timer.peak_memory)
 
         return self._main(name, task)

@@ -57,8 +57,8 @@ def main(argv: Sequence[str]) -> int:
     runner.timeit(
         args.name,
         args.stmt,
-        setup=args.setup or "pass",
-        teardown=args.teardown or "pass",
+        setup=args.setup,  # [] when not given: no timeit_setup key, as pyperf's CLI
+        teardown=args.teardown,
         inner_loops=args.inner_loops,
         duplicate=args.duplicate,
     )

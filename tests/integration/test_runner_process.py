@@ -327,7 +327,16 @@ def test_bad_option_is_one_line(tmp_path, options, message):
 def test_timeit_syntax_error_is_one_line():
     result = perf("timeit", "1 +")
     assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == ["ERROR: invalid stmt '1 +': invalid syntax (line 1)"]
+    assert result.stderr.strip().splitlines() == ["ERROR: invalid stmt '1 +': SyntaxError: invalid syntax (line 1)"]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="the compiler's message of 3.10+")
+def test_timeit_setup_syntax_error_names_it_as_python_does():
+    result = perf("timeit", "-s", "x = (", "x")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "ERROR: invalid setup 'x = (': SyntaxError: '(' was never closed (line 1)"
+    ]
 
 
 def test_command_program_not_found():
