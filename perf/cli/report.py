@@ -10,7 +10,9 @@ Every option is checked before any file is read or any figure drawn: the
 output must end in ``.html`` or ``.htm``, its folder must exist, an
 existing file is refused unless ``--replace`` is given, and without
 matplotlib the command stops with one line that says what to install.
-The page is written atomically: a reader sees the old file or the new one.
+The page is written atomically: a reader sees the old file or the new one;
+then one line on stdout says what was written: ``Wrote report.html
+(326.4 KiB)``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Sequence
 from perf.analysis import compare
 from perf.cli import compare_to
 from perf.cli.common import filename_titles, load_suites, select_benchmarks
+from perf.cli.plot import wrote_line
 from perf.errors import UsageError
 from perf.model.suite import BenchmarkSuite
 from perf.render import html
@@ -36,7 +39,7 @@ EXTENSIONS = (".html", ".htm")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = (
         "With one file: its results. With several: each file is compared to the first one, as compare_to does. "
-        "The figures need matplotlib (pip install 'perf[plot]')."
+        'The figures need matplotlib: pip install matplotlib (or pip install ".[plot]" in a clone of perf).'
     )
     parser.add_argument(
         "filenames",
@@ -119,5 +122,7 @@ def run(args: argparse.Namespace) -> int:
     check_options(args)
     figures = default_figures()
     page = make_report(args, figures)
-    files.write_atomic(args.output, page.encode("utf-8"), replace=args.replace)
+    data = page.encode("utf-8")
+    files.write_atomic(args.output, data, replace=args.replace)
+    print(wrote_line(args.output, len(data)))
     return 0

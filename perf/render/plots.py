@@ -47,7 +47,9 @@ from perf.render.units import format_filesize, format_timedelta
 Files = Sequence[tuple[str, BenchmarkSuite]]
 
 _NEEDS = "the plot and report commands need matplotlib"
-INSTALL_HINT = f"{_NEEDS}: pip install 'perf[plot]' (or pip install matplotlib)"
+#: the name perf on PyPI is an unrelated old release: the extra is installed
+#: from a clone (pip install ".[plot]" at its root), or matplotlib alone
+INSTALL_HINT = f'{_NEEDS}: pip install matplotlib (or pip install ".[plot]" in a clone of perf)'
 
 #: the module :func:`require_matplotlib` imports (the tests point it at a
 #: module that does not exist to see the message of a missing matplotlib)
@@ -762,12 +764,6 @@ def compare_figure(reference: tuple[str, BenchmarkSuite], changed: Files, margin
             offset = (index / (series - 1) - 0.5) * spread if series > 1 else 0.0
             style = _Style(MARKERS[index % len(MARKERS)], 8 if row.suite else 6, row.suite)
             _draw_interval(ax, comparison, position + offset, limits, style)
-        if single:
-            ax.annotate(
-                format_change(row.comparisons[0], margin, meaning=False),
-                xy=(1.01, position), xycoords=("axes fraction", "data"),
-                va="center", ha="left", fontsize=8, color=VERDICT_COLOURS[row.comparisons[0].verdict],
-            )  # fmt: skip
     for position in range(1, len(rows)):
         if position == 1 and rows[0].suite:
             ax.axhline(0.5, color="#999999", linewidth=0.8)
@@ -779,11 +775,29 @@ def compare_figure(reference: tuple[str, BenchmarkSuite], changed: Files, margin
     if rows[0].suite:
         ax.get_yticklabels()[0].set_fontweight("bold")
     ax.set_ylim(len(rows) - 0.5, -0.5)
+    if single:
+        _change_labels(ax, rows, margin)
     ax.grid(axis="x", color="#dddddd", linewidth=0.6, zorder=0)
     ax.set_xlabel("changed / reference (log scale): below 1x faster, above 1x slower", fontsize=9)
     _header(figure, title, *_compare_legend(rows, changed, margin), columns=6)
     _notes(figure, [_methods_note(rows), _skipped_note(skipped)])
     return figure
+
+
+def _change_labels(ax: Any, rows: Sequence[_Row], margin: float) -> None:
+    """Each row's change (``1.11x slower [1.10x .. 1.12x]``) on the right,
+    in its verdict's colour: the tick labels of a twin y axis, so that the
+    constrained layout makes room for the longest one (a text placed next
+    to the axes could run past the right edge of the image)."""
+    right = ax.twinx()
+    # and a margin around the figure: the labels end clear of its edge
+    ax.figure.get_layout_engine().set(w_pad=0.12)
+    right.set_ylim(ax.get_ylim())
+    right.set_yticks(range(len(rows)))
+    right.set_yticklabels([format_change(row.comparisons[0], margin, meaning=False) for row in rows], fontsize=8)
+    right.tick_params(axis="y", length=0, pad=8)  # clear of the arrow heads on the edge
+    for label, row in zip(right.get_yticklabels(), rows):
+        label.set_color(VERDICT_COLOURS[row.comparisons[0].verdict])
 
 
 def _skipped_note(skipped: Sequence[str]) -> str:

@@ -10,8 +10,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from perf.cli import plot
 from perf.cli.main import main
 from perf.render import plots
+from perf.render.units import format_filesize
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
 TIMEIT = str(DATA / "timeit.json")
@@ -23,6 +25,16 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 requires_matplotlib = pytest.mark.skipif(
     importlib.util.find_spec("matplotlib") is None, reason="matplotlib is not installed (the plot extra)"
 )
+
+
+def wrote(path):
+    """What plot prints once *path* is written."""
+    return f"Wrote {path} ({format_filesize(path.stat().st_size)})\n"
+
+
+def test_wrote_line_names_the_file_and_its_size():
+    assert plot.wrote_line("timeline.svg", 49357) == "Wrote timeline.svg (48.2 KiB)"
+    assert plot.wrote_line("out/a b.png", 900) == "Wrote out/a b.png (900 bytes)"
 
 
 def run(capsys, *argv):
@@ -61,7 +73,7 @@ def test_every_kind_writes_an_image(tmp_path, capsys, kind, inputs, extension):
     output = tmp_path / f"figure.{extension}"
     assert run(capsys, *inputs, "--kind", kind, "-o", output, "-b", "call_slower" if REF in inputs else "timeit") == (
         0,
-        "",
+        wrote(output),
         "",
     )
     check_image(output)
@@ -82,7 +94,7 @@ def test_calibration_only_files_still_plot(tmp_path, capsys):
     calibration = str(DATA / "calibration_only.json")
     for kind in ("distribution", "timeline"):
         output = tmp_path / f"{kind}.png"
-        assert run(capsys, calibration, "--kind", kind, "-o", output) == (0, "", "")
+        assert run(capsys, calibration, "--kind", kind, "-o", output) == (0, wrote(output), "")
         check_image(output)
 
 
@@ -103,7 +115,7 @@ def test_existing_output_needs_replace(tmp_path, capsys):
     assert (status, out) == (2, "")
     assert err == f"ERROR: {output}: the file already exists (use --replace to overwrite it)\n"
     assert output.read_bytes() == b"previous"
-    assert run(capsys, TIMEIT, "-o", output, "--replace") == (0, "", "")
+    assert run(capsys, TIMEIT, "-o", output, "--replace") == (0, wrote(output), "")
     check_image(output)
     assert folder_files(tmp_path) == ["figure.png"]
 
@@ -151,9 +163,7 @@ NOT_USAGE = pytest.mark.xfail(strict=True, reason="perf/cli/plot.py should raise
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        pytest.param(
-            [TIMEIT, "-b", "nope"], "no benchmark named 'nope' (benchmarks: timeit)", marks=NOT_USAGE
-        ),
+        pytest.param([TIMEIT, "-b", "nope"], "no benchmark named 'nope' (benchmarks: timeit)", marks=NOT_USAGE),
         pytest.param(
             [REF, CHANGED, "-b", "call_slower", "-b", "nope"],
             "no benchmark named 'nope' (benchmarks: call_faster, ",
@@ -226,4 +236,7 @@ def test_plot_is_listed_in_the_help(capsys):
     assert main(["plot", "--help"]) == 0
     out = capsys.readouterr().out
     assert "--kind {distribution,timeline,compare}" in out
-    assert 'pip install ".[plot]" in a clone of perf' in out
+    assert (
+        'The figures need matplotlib: pip install matplotlib (or pip install ".[plot]" in a clone of perf).'
+        in " ".join(out.split())
+    )

@@ -17,11 +17,17 @@ from golden import DATA, run
 
 from perf.cli import report
 from perf.render import plots
+from perf.render.units import format_filesize
 
 COMPARE = DATA / "compare"
 REF = str(COMPARE / "ref.json")
 CHANGED = str(COMPARE / "changed.json")
 SAME_HOST = str(COMPARE / "same_host.json")
+
+
+def wrote(path):
+    """What report prints once *path* is written."""
+    return f"Wrote {path} ({format_filesize(path.stat().st_size)})\n"
 
 
 def fake_svg(request):
@@ -58,7 +64,7 @@ def texts(tree, path):
 
 def test_two_files(tmp_path, capsys, fake_figures):
     output = tmp_path / "report.html"
-    assert run(capsys, "report", REF, CHANGED, "-o", str(output)) == (0, "", "")
+    assert run(capsys, "report", REF, CHANGED, "-o", str(output)) == (0, wrote(output), "")
     tree = parse(output)
     names = texts(tree, ".//table[@class='summary']/tbody/tr/td[1]")
     assert names == [
@@ -113,7 +119,7 @@ def test_three_files_and_ignored_benchmarks(tmp_path, capsys, fake_figures):
 def test_replace(tmp_path, capsys, fake_figures):
     output = tmp_path / "report.html"
     output.write_text("old")
-    assert run(capsys, "report", REF, "-o", str(output), "--replace") == (0, "", "")
+    assert run(capsys, "report", REF, "-o", str(output), "--replace") == (0, wrote(output), "")
     parse(output)
 
 
@@ -225,6 +231,6 @@ def test_real_report(tmp_path, capsys):
         result = run(capsys, "report", REF, CHANGED, "-o", str(output))
     except NotImplementedError:
         pytest.skip("perf.render.plots is not implemented yet")
-    assert result == (0, "", "")
+    assert result == (0, wrote(output), "")
     tree = parse(output)
     assert len(list(tree.iter("img"))) == 3

@@ -17,6 +17,7 @@ from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.model.suite import BenchmarkSuite
 from perf.render import plots
+from perf.render.compare import format_change
 from perf.storage import files
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
@@ -84,7 +85,9 @@ def test_require_matplotlib_says_what_to_install(no_matplotlib):
     with pytest.raises(UsageError) as info:
         plots.require_matplotlib()
     assert str(info.value) == plots.INSTALL_HINT
-    assert "pip install 'perf[plot]'" in str(info.value)
+    assert str(info.value) == (
+        'the plot and report commands need matplotlib: pip install matplotlib (or pip install ".[plot]" in a clone of perf)'
+    )
     assert info.value.__cause__ is None and info.value.__suppress_context__
 
 
@@ -327,11 +330,13 @@ def test_compare_sorted_by_ratio_with_the_geometric_mean_on_top():
     ref, changed = load("compare/ref.json"), load("compare/changed.json")
     figure = plots.compare_figure(ref, [changed], 0.01)
     svg = svg_of(figure)
-    (ax,) = figure.axes
+    ax, right = figure.axes  # the changes are the labels of a twin axis on the right
     labels = [label.get_text() for label in ax.get_yticklabels()]
     comparisons = {b.get_name(): compare_benchmarks(b, changed[1].get_benchmark(b.get_name()), 0.01) for b in ref[1]}
     expected = sorted(comparisons, key=lambda name: comparisons[name].ratio, reverse=True)
     assert labels == ["geometric mean", *expected]
+    changes = [label.get_text() for label in right.get_yticklabels()]
+    assert changes[1:] == [format_change(comparisons[name], meaning=False) for name in expected]
     assert ax.get_xscale() == "log"
     text = all_text(figure)
     mean = combine_comparisons(list(comparisons.values()), 0.01)
@@ -396,3 +401,24 @@ def test_compare_wide_ratios_use_log_ticks():
     ticks = [float(text[:-1]) for text in found if re.fullmatch(r"[\d.]+x", text)]
     assert 1.0 in ticks and 10.0 in ticks
     assert ticks == sorted(ticks)
+
+
+@requires_matplotlib
+def test_compare_labels_fit_inside_the_image():
+    # the longest change text there is, next to a row whose interval
+    # reaches the right edge (an arrow head)
+    ref = suite(benchmark("one process", [[1.0, 1.001]]), benchmark("b", [[1.0, 1.01], [1.02, 0.99], [1.0, 1.0]]))
+    new = suite(benchmark("one process", [[1.1, 1.101]]), benchmark("b", [[1.2, 1.4], [1.1, 1.3], [1.3, 1.2]]))
+    figure = plots.compare_figure(("ref", ref), [("new", new)], 0.01)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()  # the constrained layout places the axes when drawing
+    renderer = canvas.get_renderer()
+    width = figure.bbox.width
+    ax, right = figure.axes
+    labels = [label for label in right.get_yticklabels() if label.get_text()]
+    assert any("[no interval: fewer than 2 processes] (inconclusive)" in label.get_text() for label in labels)
+    for label in labels:
+        box = label.get_window_extent(renderer)
+        assert ax.get_window_extent(renderer).x1 < box.x0 and box.x1 <= width - 8, label.get_text()
