@@ -171,15 +171,29 @@ def run_task(
     if profiler is not None:
         time_function = profiler.wrap(time_function)
 
+    monitor = probe = None
+    if not memory:
+        from perf.measure.interference import SpeedProbe, ValueMonitor
+
+        monitor, probe = ValueMonitor(), SpeedProbe()
+        time_function = monitor.wrap(time_function)
+
     timer = probe_timer(clock)
     date = datetime.datetime.now().isoformat(" ")
     start = time.monotonic()
+    probe_before = probe() if probe is not None else None
     samples = measure(time_function, _plan(args, task, memory), timer, on_sample)
+    probe_after = probe() if probe is not None else None
     duration = time.monotonic() - start
     if memory:
         samples = _in_bytes(samples)
 
     metadata = _run_metadata(task, runner_metadata or {}, samples, timer, memory)
+    if monitor is not None:
+        metadata.update(monitor.metadata(len(samples.values)))
+    if probe_before and probe_after:
+        metadata["speed_probe_before"] = probe_before
+        metadata["speed_probe_after"] = probe_after
     if task.overhead_function is not None and not memory:
         metadata["loop_overhead"] = loop_overhead(task, samples.loops)
     metadata["date"] = date
@@ -227,8 +241,8 @@ def _runs(samples: Samples, metadata: dict[str, Any]) -> list[Run]:
         calibration_time = min(calibration_time, duration)
         calibration = dict(metadata, calibrate_loops=samples.loops, duration=calibration_time)
         metadata = dict(metadata, duration=duration - calibration_time)
-        calibration.pop("steady_state", None)
-        calibration.pop("steady_state_warmups", None)
+        for key in ("steady_state", "steady_state_warmups", "cpu_share", "involuntary_switches"):
+            calibration.pop(key, None)  # they describe the values
         runs.append(Run((), warmups=samples.warmups[:steps], metadata=calibration, collect_metadata=False))
     runs.append(Run(samples.values, warmups=samples.warmups[steps:], metadata=metadata, collect_metadata=False))
     return runs

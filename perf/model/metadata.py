@@ -123,6 +123,11 @@ METADATA: dict[str, MetadataInfo] = {
     "steady_state_warmups": _WARMUPS,
     # seconds per statement of the empty timing loop (design R10)
     "loop_overhead": _SECONDS,
+    # what the machine did to the worker (perf.measure.interference)
+    "cpu_share": MetadataInfo(_NUMBER, _not_negative, "must be >= 0"),
+    "involuntary_switches": _WARMUPS,
+    "speed_probe_before": _SECONDS,
+    "speed_probe_after": _SECONDS,
 }
 
 DEFAULT_INFO = MetadataInfo((int, float, str))

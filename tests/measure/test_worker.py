@@ -494,3 +494,21 @@ def test_send_writes_the_benchmark_as_json_and_closes_the_pipe():
     assert received.get_runs()[1].get_metadata() == benchmark.get_runs()[1].get_metadata()
     assert received.get_runs()[1].get_metadata()["runner_key"] == "r"
     assert data.endswith(b"\n")
+
+
+def test_value_runs_record_cpu_share_switches_and_the_speed_probe():
+    task, clock, _ = make_task()
+    calibration, run = run_task(task, worker_args(), clock=clock).get_runs()
+    metadata = run.get_metadata()
+    assert 0 <= metadata["cpu_share"] <= 1.0
+    assert metadata["involuntary_switches"] >= 0
+    assert metadata["speed_probe_before"] > 0 and metadata["speed_probe_after"] > 0
+    # the calibration run keeps the probe of its worker, not the figures of the values
+    assert "cpu_share" not in calibration.get_metadata()
+    assert "involuntary_switches" not in calibration.get_metadata()
+
+
+def test_memory_runs_have_no_interference_figures():
+    task = Task("mem", lambda loops: 1.0, memory_function=lambda loops: 4096)
+    (run,) = run_task(task, worker_args("--track-memory")).get_runs()
+    assert not {"cpu_share", "speed_probe_before"} & set(run.get_metadata())
