@@ -96,3 +96,8 @@ class CalibrationError(PerfError):
 
 class SystemTuningError(PerfError):
     """``perf system`` could not read or change a system setting."""
+
+
+class MissingDependencyError(PerfError, ImportError):
+    """An optional dependency (matplotlib for plot and report) is missing
+    or too old: the message says what to install."""

@@ -30,7 +30,7 @@ from typing import Sequence
 
 from perf.analysis import compare
 from perf.cli.common import filename_titles, load_suites
-from perf.errors import UsageError
+from perf.errors import ResultError, UsageError
 from perf.model.suite import BenchmarkSuite
 from perf.render import plots
 from perf.render.units import format_filesize
@@ -114,9 +114,9 @@ def _check_names(suites: Sequence[BenchmarkSuite], names: Sequence[str] | None, 
         missing = [str(suite.filename) for suite, found in zip(suites, known) if name not in found]
         if len(missing) == len(suites):
             available = sorted(set().union(*known))
-            raise UsageError(f"no benchmark named {name!r} (benchmarks: {', '.join(available)})")
+            raise ResultError(f"no benchmark named {name!r} (benchmarks: {', '.join(available)})")
         if every_file and missing:
-            raise UsageError(f"benchmark {name!r} is missing from {', '.join(missing)}")
+            raise ResultError(f"benchmark {name!r} is missing from {', '.join(missing)}")
 
 
 def _comparable(suites: Sequence[BenchmarkSuite], names: Sequence[str] | None) -> None:
@@ -125,9 +125,9 @@ def _comparable(suites: Sequence[BenchmarkSuite], names: Sequence[str] | None) -
     common = [name for name in tables[0] if all(name in table for table in tables) and (not names or name in names)]
     listed = ", ".join(str(suite.filename) for suite in suites)
     if not common:
-        raise UsageError(f"the files have no benchmark in common: {listed}")
+        raise ResultError(f"the files have no benchmark in common: {listed}")
     if not any(all(table[name].get_nvalue() for table in tables) for name in common):
-        raise UsageError(f"no benchmark has values in every file: {listed}")
+        raise ResultError(f"no benchmark has values in every file: {listed}")
 
 
 def wrote_line(path: str, size: int) -> str:

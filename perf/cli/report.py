@@ -85,7 +85,7 @@ def check_options(args: argparse.Namespace) -> None:
 
 
 def default_figures() -> html.FigureSource:
-    """The figures of :mod:`perf.render.plots`; UsageError with the install
+    """The figures of :mod:`perf.render.plots`; MissingDependencyError with the install
     hint when matplotlib is missing."""
     from perf.render import plots
 

@@ -14,7 +14,7 @@ Three kinds, each a function from result suites to a matplotlib Figure:
 :func:`figure_bytes` turns a figure into PNG or SVG bytes (reproducible:
 no date, SVG ids from a fixed salt, clip paths numbered in order).  matplotlib is imported only when a figure is
 made, with the non-interactive Agg backend; without it,
-:func:`require_matplotlib` raises one UsageError that says what to install.
+:func:`require_matplotlib` raises one MissingDependencyError that says what to install.
 Figures are built with matplotlib's object API (``Figure``), never
 registered with pyplot, never shown.  Workers never import this module.
 
@@ -126,19 +126,19 @@ def _quiet(function: _F) -> _F:
 @_quiet
 def require_matplotlib() -> Any:
     """The ``matplotlib.pyplot`` module with the Agg backend; raises
-    perf.errors.UsageError with :data:`INSTALL_HINT` when matplotlib
+    perf.errors.MissingDependencyError with :data:`INSTALL_HINT` when matplotlib
     cannot be imported."""
-    from perf.errors import UsageError
+    from perf.errors import MissingDependencyError
 
     try:
         matplotlib = importlib.import_module(MATPLOTLIB_MODULE)
     except ImportError:
-        raise UsageError(INSTALL_HINT) from None
+        raise MissingDependencyError(INSTALL_HINT) from None
     version = str(getattr(matplotlib, "__version__", ""))
     found = _version_tuple(version)
     if found and found < MINIMUM_MATPLOTLIB:  # an unknown version may do
         wanted = ".".join(map(str, MINIMUM_MATPLOTLIB))
-        raise UsageError(f"{_NEEDS} {wanted} or newer, not {version}: pip install -U matplotlib")
+        raise MissingDependencyError(f"{_NEEDS} {wanted} or newer, not {version}: pip install -U matplotlib")
     pyplot_name = MATPLOTLIB_MODULE + ".pyplot"
     if pyplot_name not in sys.modules:
         # before pyplot chooses a backend; a program that imported pyplot

@@ -154,35 +154,26 @@ def test_options_are_checked_before_any_work(tmp_path, capsys, arguments, messag
     assert folder_files(tmp_path) == ["folder.png"]
 
 
-#: plot.py raises UsageError (exit status 2) for these errors of the input
-#: files; they should exit with 1, as the other commands' (issue 13)
-NOT_USAGE = pytest.mark.xfail(strict=True, reason="perf/cli/plot.py should raise ResultError here (exit status 1)")
-
-
 @requires_matplotlib
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        pytest.param([TIMEIT, "-b", "nope"], "no benchmark named 'nope' (benchmarks: timeit)", marks=NOT_USAGE),
+        pytest.param([TIMEIT, "-b", "nope"], "no benchmark named 'nope' (benchmarks: timeit)"),
         pytest.param(
             [REF, CHANGED, "-b", "call_slower", "-b", "nope"],
             "no benchmark named 'nope' (benchmarks: call_faster, ",
-            marks=NOT_USAGE,
         ),
         pytest.param(
             [REF, TIMEIT, "--kind", "compare", "-b", "timeit"],
             f"benchmark 'timeit' is missing from {REF}",
-            marks=NOT_USAGE,
         ),
         pytest.param(
             [REF, TIMEIT, "--kind", "compare"],
             f"the files have no benchmark in common: {REF}, {TIMEIT}",
-            marks=NOT_USAGE,
         ),
         pytest.param(
             [str(DATA / "calibration_only.json"), TIMEIT, "--kind", "compare"],
             "no benchmark has values in every file: ",
-            marks=NOT_USAGE,
         ),
         ([str(DATA / "missing.json")], f"{DATA / 'missing.json'}: cannot read: No such file or directory"),
     ],
@@ -206,11 +197,6 @@ def test_benchmark_names_in_some_files_are_enough_for_distributions(tmp_path, ca
     assert b"<!-- call_slower -->" in svg and b"<!-- timeit -->" in svg and b"<!-- call_faster -->" not in svg
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a missing optional dependency is not a usage error: perf/render/plots.py should raise a PerfError "
-    "other than UsageError (exit status 1) with INSTALL_HINT",
-)
 def test_missing_matplotlib_is_one_line_and_no_file(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(plots, "MATPLOTLIB_MODULE", "perf_tests_no_such_module")
     output = tmp_path / "figure.png"

@@ -200,11 +200,6 @@ def test_bad_input_leaves_the_old_report(argv, message, tmp_path, capsys, fake_f
 # --- matplotlib ----------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a missing optional dependency is not a usage error: perf/render/plots.py should raise a PerfError "
-    "other than UsageError (exit status 1) with INSTALL_HINT",
-)
 def test_missing_matplotlib_is_one_line_with_the_install_hint(tmp_path, capsys, monkeypatch):
     for name in [name for name in sys.modules if name == "matplotlib" or name.startswith("matplotlib.")]:
         monkeypatch.delitem(sys.modules, name)
