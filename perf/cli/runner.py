@@ -221,9 +221,7 @@ class Runner:
         metadata: dict[str, Any] | None = None,
     ) -> Benchmark | None:
         """Benchmark ``func(*args)``."""
-        from perf.measure.tasks import func_time_function
-
-        from perf.measure.tasks import empty_loop_time_function
+        from perf.measure.tasks import empty_loop_time_function, func_time_function
 
         return self._main(
             name,

@@ -126,3 +126,28 @@ class SpeedProbe:
             self._work()
             best = min(best, self.clock() - start)
         return max(best, 0.0)
+
+
+class Witness:
+    """Both probes of one worker: the monitor around each sample and the
+    speed probe before and after the values.  Disabled (memory values,
+    which are not times), it changes nothing and records nothing."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.monitor = ValueMonitor() if enabled else None
+        self.probe = SpeedProbe() if enabled else None
+        self.probes: list[float] = []
+
+    def wrap(self, time_function: TimeFunction) -> TimeFunction:
+        return self.monitor.wrap(time_function) if self.monitor is not None else time_function
+
+    def run_probe(self) -> None:
+        """Time the reference workload (before, then after, the values)."""
+        if self.probe is not None:
+            self.probes.append(self.probe())
+
+    def metadata(self, nvalues: int) -> dict[str, float | int]:
+        metadata = self.monitor.metadata(nvalues) if self.monitor is not None else {}
+        if len(self.probes) == 2 and all(self.probes):
+            metadata["speed_probe_before"], metadata["speed_probe_after"] = self.probes
+        return metadata

@@ -26,6 +26,7 @@ from perf.errors import UsageError
 from perf.measure.calibration import TimerInfo
 from perf.measure.clock import DEFAULT_CLOCK, Clock, probe_timer
 from perf.measure.environment import padding_length
+from perf.measure.interference import Witness
 from perf.measure.options import AUTO
 from perf.measure.sampling import Samples, SamplingPlan, TimeFunction, measure
 from perf.measure.tasks import Task
@@ -142,6 +143,8 @@ def _run_metadata(
     if samples.steady is not None:
         metadata["steady_state"] = samples.steady.kind
         metadata["steady_state_warmups"] = samples.steady.warmup
+    if task.overhead_function is not None and not memory:
+        metadata["loop_overhead"] = loop_overhead(task, samples.loops)
     return metadata
 
 
@@ -171,31 +174,21 @@ def run_task(
     if profiler is not None:
         time_function = profiler.wrap(time_function)
 
-    monitor = probe = None
-    if not memory:
-        from perf.measure.interference import SpeedProbe, ValueMonitor
-
-        monitor, probe = ValueMonitor(), SpeedProbe()
-        time_function = monitor.wrap(time_function)
+    witness = Witness(enabled=not memory)
+    time_function = witness.wrap(time_function)
 
     timer = probe_timer(clock)
     date = datetime.datetime.now().isoformat(" ")
     start = time.monotonic()
-    probe_before = probe() if probe is not None else None
+    witness.run_probe()
     samples = measure(time_function, _plan(args, task, memory), timer, on_sample)
-    probe_after = probe() if probe is not None else None
+    witness.run_probe()
     duration = time.monotonic() - start
     if memory:
         samples = _in_bytes(samples)
 
     metadata = _run_metadata(task, runner_metadata or {}, samples, timer, memory)
-    if monitor is not None:
-        metadata.update(monitor.metadata(len(samples.values)))
-    if probe_before and probe_after:
-        metadata["speed_probe_before"] = probe_before
-        metadata["speed_probe_after"] = probe_after
-    if task.overhead_function is not None and not memory:
-        metadata["loop_overhead"] = loop_overhead(task, samples.loops)
+    metadata.update(witness.metadata(len(samples.values)))
     metadata["date"] = date
     metadata["duration"] = duration
     if task.collect is not None:
