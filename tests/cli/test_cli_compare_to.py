@@ -223,12 +223,15 @@ def test_group_by_speed_needs_two_files(capsys):
 
 @pytest.mark.parametrize("value", ["-1", "100", "nan"])
 def test_bad_min_speed(capsys, value):
-    assert error_of(capsys, "--min-speed", value, REF, REF, status=2).startswith("--min-speed must be between 0 and 100")
+    assert error_of(capsys, "--min-speed", value, REF, REF, status=2).startswith(
+        "--min-speed must be between 0 and 100"
+    )
 
 
 def test_bad_fail_on_slowdown(capsys):
     assert (
-        error_of(capsys, "--fail-on-slowdown", "-2", REF, REF, status=2) == "--fail-on-slowdown must be a percentage >= 0, got -2"
+        error_of(capsys, "--fail-on-slowdown", "-2", REF, REF, status=2)
+        == "--fail-on-slowdown must be a percentage >= 0, got -2"
     )
 
 
