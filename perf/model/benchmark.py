@@ -18,7 +18,16 @@ from typing import IO, Any, Callable, Mapping, Optional, Sequence, Union
 
 from perf.analysis import statistics
 from perf.errors import IncompatibleRunError, ResultError, UsageError
-from perf.model.metadata import CHECKED_KEYS, DEFAULT_UNIT, Metadata, common_metadata, copy_metadata, parse_metadata
+from perf.model.metadata import (
+    CHECKED_DEFAULTS,
+    CHECKED_KEYS,
+    DEFAULT_CLOCK,
+    DEFAULT_UNIT,
+    Metadata,
+    common_metadata,
+    copy_metadata,
+    parse_metadata,
+)
 from perf.model.run import Number, Run
 
 PathOrFile = Union[str, bytes, "IO[str]"]
@@ -80,9 +89,10 @@ class Benchmark:
         for key in CHECKED_KEYS:
             current = common.get(key)
             other = run._get(key)
-            if key == "unit" and (current or DEFAULT_UNIT) == (other or DEFAULT_UNIT):
-                # files of development versions of perf wrote no unit for timings: the
-                # default unit, as get_unit() says (pyperf always wrote it)
+            default = CHECKED_DEFAULTS.get(key)
+            if default is not None and (current or default) == (other or default):
+                # no unit (files of development versions of perf) is the default unit, as
+                # get_unit() says (pyperf always wrote it); no clock is the wall clock
                 continue
             if current != other:
                 raise IncompatibleRunError(
@@ -151,6 +161,12 @@ class Benchmark:
     def get_unit(self) -> str:
         unit: str = self._cached("unit", lambda: str(self._runs[0]._get("unit", DEFAULT_UNIT)))
         return unit
+
+    def get_clock(self) -> str:
+        """``'wall'`` or ``'cpu'`` (``--clock``): the clock that timed the
+        values (equal in every run: a checked key)."""
+        clock: str = self._cached("clock", lambda: str(self._runs[0]._get("clock", DEFAULT_CLOCK)))
+        return clock
 
     # --- metadata -------------------------------------------------------
 

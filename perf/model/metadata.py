@@ -67,6 +67,16 @@ def _is_date(value: Any) -> bool:
     return True
 
 
+#: ``--clock``: the clock that timed the values; a run without the key was
+#: timed with the wall clock (every pyperf run)
+CLOCKS = ("wall", "cpu")
+DEFAULT_CLOCK = "wall"
+
+
+def _is_clock(value: str) -> bool:
+    return value in CLOCKS
+
+
 #: per-process classification of a JIT warmup (perf.measure.steady)
 STEADY_STATES = ("flat", "warmup", "slowdown", "no steady state")
 
@@ -128,13 +138,19 @@ METADATA: dict[str, MetadataInfo] = {
     "involuntary_switches": _WARMUPS,
     "speed_probe_before": _SECONDS,
     "speed_probe_after": _SECONDS,
+    # --clock cpu: the values are the CPU time of the worker's thread
+    "clock": MetadataInfo((str,), _is_clock, "must be one of " + ", ".join(CLOCKS), formatter="clock"),
 }
 
 DEFAULT_INFO = MetadataInfo((int, float, str))
 
-#: keys that must be equal in every run of one benchmark (absence included)
+#: keys that must be equal in every run of one benchmark (absence included,
+#: except that a missing key means its default in CHECKED_DEFAULTS):
+#: pyperf's (compat spec 2.3 add_run), and perf's ``clock``, which pyperf
+#: does not know (wall-time and CPU-time values must not share a mean)
 CHECKED_KEYS = (
     "aslr",
+    "clock",
     "cpu_count",
     "cpu_model_name",
     "hostname",
@@ -146,6 +162,9 @@ CHECKED_KEYS = (
     "python_version",
     "unit",
 )
+#: checked keys whose absence means a value: files of development versions
+#: of perf wrote no unit for timings; a run without clock used the wall clock
+CHECKED_DEFAULTS = {"unit": DEFAULT_UNIT, "clock": DEFAULT_CLOCK}
 
 
 def get_metadata_info(name: str) -> MetadataInfo:

@@ -121,6 +121,14 @@ def format_generic(value: object) -> str:
     return value if isinstance(value, str) else str(value)
 
 
+#: ``clock`` metadata (``--clock``) -> what the values are
+_CLOCK_TEXT = {"wall": "wall (elapsed time)", "cpu": "cpu (CPU time of the worker thread)"}
+
+
+def format_clock(clock: object) -> str:
+    return _CLOCK_TEXT.get(clock, str(clock)) if isinstance(clock, str) else str(clock)
+
+
 def format_datetime(value: datetime.datetime, microsecond: bool = True) -> str:
     if not microsecond:
         value = value.replace(microsecond=0)
@@ -144,6 +152,7 @@ VALUE_FORMATTERS: dict[str, Callable[[object], str]] = {
     "number": format_number,  # type: ignore[dict-item]
     "system_load": format_system_load,  # type: ignore[dict-item]
     "noop": format_generic,
+    "clock": format_clock,
 }
 
 

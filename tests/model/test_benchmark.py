@@ -57,6 +57,7 @@ def test_construction_checks_every_run() -> None:
 #: a valid value for each checked key, and a different one
 CHECKED_VALUES: dict[str, tuple[Any, Any]] = {
     "aslr": ("Full randomization", "No randomization"),
+    "clock": ("cpu", "wall"),
     "cpu_count": (8, 4),
     "cpu_model_name": ("Intel(R) Core(TM) i7", "AMD EPYC"),
     "hostname": ("host1", "host2"),
@@ -132,6 +133,28 @@ def test_a_missing_unit_is_not_bytes() -> None:
     message = "benchmark 'bench': incompatible run: metadata 'unit' is 'byte' in the run but missing in the benchmark"
     with pytest.raises(IncompatibleRunError, match=re.escape(message)):
         Benchmark([make_run()]).add_run(make_run(unit="byte"))
+
+
+def test_a_missing_clock_is_the_wall_clock() -> None:
+    """pyperf's runs and perf's wall-clock runs have no clock key."""
+    benchmark = Benchmark([make_run()])
+    benchmark.add_run(make_run(clock="wall"))
+    assert benchmark.get_nrun() == 2
+    assert benchmark.get_clock() == "wall"
+
+
+def test_a_cpu_clock_run_does_not_join_wall_clock_runs() -> None:
+    message = "benchmark 'bench': incompatible run: metadata 'clock' is 'cpu' in the run but missing in the benchmark"
+    with pytest.raises(IncompatibleRunError, match=re.escape(message)):
+        Benchmark([make_run()]).add_run(make_run(clock="cpu"))
+    message = "benchmark 'bench': incompatible run: metadata 'clock' is missing in the run but 'cpu' in the benchmark"
+    with pytest.raises(IncompatibleRunError, match=re.escape(message)):
+        Benchmark([make_run(clock="cpu")]).add_run(make_run())
+
+
+def test_get_clock() -> None:
+    benchmark = Benchmark([make_run(clock="cpu"), make_run(clock="cpu")])
+    assert benchmark.get_clock() == "cpu"
 
 
 def test_add_run_without_name() -> None:

@@ -65,6 +65,8 @@ TAGS_ERROR = "must be a list of tags other than '' and 'all'"
         ("tags", []),
         ("tags", ["numeric"]),
         ("tags", ["numeric", "apps"]),
+        ("clock", "cpu"),
+        ("clock", "wall"),
         # any other key: int, float or str
         ("description", "a benchmark"),
         ("custom_int", 0),
@@ -131,6 +133,9 @@ def test_str_values_are_stripped(name: str, value: str, expected: str) -> None:
         ("unit", "Second", "metadata 'unit': must be one of second, byte, integer, got 'Second'"),
         ("unit", "", "metadata 'unit': value is empty"),
         ("unit", 1, "metadata 'unit': expected str, got int 1"),
+        # clock (--clock)
+        ("clock", "thread", "metadata 'clock': must be one of wall, cpu, got 'thread'"),
+        ("clock", 1, "metadata 'clock': expected str, got int 1"),
         # name
         ("name", "", "metadata 'name': value is empty"),
         ("name", "   ", "metadata 'name': value is empty"),
@@ -311,6 +316,7 @@ def test_unknown_key_info() -> None:
 def test_checked_keys() -> None:
     assert set(CHECKED_KEYS) == {
         "aslr",
+        "clock",  # perf's: a run without it used the wall clock
         "cpu_count",
         "cpu_model_name",
         "hostname",

@@ -35,6 +35,8 @@ from perf.render.metadata import format_metadata, format_metadata_lines
         ("unit", "byte", "byte"),
         ("name", "bench", "bench"),
         ("date", "2024-01-02 03:04:05", "2024-01-02 03:04:05"),
+        ("clock", "cpu", "cpu (CPU time of the worker thread)"),
+        ("clock", "wall", "wall (elapsed time)"),
         # unknown keys: str() of the value
         ("custom", 42, "42"),
         ("custom", 1.5, "1.5"),

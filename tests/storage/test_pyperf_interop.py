@@ -165,3 +165,18 @@ def test_pyperf_reads_a_benchmark_built_by_perf(pyperf, tmp_path):
     assert loaded.get_dates() == bench.get_dates()
     assert [run.get_metadata() for run in loaded.get_runs()] == [run.get_metadata() for run in bench.get_runs()]
     assert isinstance(loaded.get_dates()[0], datetime.datetime)
+
+
+@pytest.mark.pyperf
+def test_pyperf_reads_and_merges_cpu_clock_runs(pyperf, tmp_path):
+    """``clock`` is a key pyperf does not know: it loads the runs, and (not
+    checking it) would even merge them with wall-clock runs, which perf
+    refuses (a checked key of perf only)."""
+    cpu = perf.Benchmark([perf.Run([1e-3, 2e-3], metadata={"name": "b", "clock": "cpu"}, collect_metadata=False)])
+    path = tmp_path / "cpu.json"
+    cpu.dump(str(path))
+    loaded = pyperf.Benchmark.load(str(path))
+    assert loaded.get_metadata()["clock"] == "cpu"
+    wall = pyperf.Benchmark([pyperf.Run([1e-3, 2e-3], metadata={"name": "b"}, collect_metadata=False)])
+    wall.add_runs(loaded)
+    assert wall.get_nrun() == 2
