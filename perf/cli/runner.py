@@ -210,7 +210,12 @@ class Runner:
         taken by all the loops."""
         from perf.measure.tasks import time_func_time_function
 
-        return self._main(name, lambda: Task(name, time_func_time_function(time_func, args), inner_loops, metadata))
+        return self._main(
+            name,
+            lambda: Task(name, time_func_time_function(time_func, args), inner_loops, metadata),
+            cpu_clock_refusal=f"bench_time_func() ({name!r}): the function times itself, so perf cannot choose "
+            "its clock",
+        )
 
     def bench_func(
         self,
@@ -227,10 +232,10 @@ class Runner:
             name,
             lambda: Task(
                 name,
-                func_time_function(func, args),
+                func_time_function(func, args, self._clock()),
                 inner_loops,
                 metadata,
-                overhead_function=empty_loop_time_function(),
+                overhead_function=empty_loop_time_function(self._clock()),
             ),
         )
 
@@ -247,7 +252,8 @@ class Runner:
         from perf.measure.tasks import async_time_function
 
         return self._main(
-            name, lambda: Task(name, async_time_function(func, args, loop_factory), inner_loops, metadata)
+            name,
+            lambda: Task(name, async_time_function(func, args, loop_factory, self._clock()), inner_loops, metadata),
         )
 
     def timeit(  # noqa: PLR0917 (pyperf's positional order)
@@ -280,8 +286,13 @@ class Runner:
         def task() -> Task:
             task_metadata = code.metadata()
             task_metadata.update(metadata or {})
+            clock = self._clock()
             return Task(
-                name, code.time_function(), inner_loops, task_metadata, overhead_function=code.overhead_function()
+                name,
+                code.time_function(clock),
+                inner_loops,
+                task_metadata,
+                overhead_function=code.overhead_function(clock),
             )
 
         return self._main(name, task)
@@ -299,7 +310,12 @@ class Runner:
             timer = CommandTimer(found, given=command)
             return Task(name, timer, collect=timer.collect, memory_function=timer.peak_memory)
 
-        return self._main(name, task)
+        return self._main(
+            name,
+            task,
+            cpu_clock_refusal=f"bench_command() ({name!r}): the command runs in another process, whose CPU "
+            "time the worker's thread clock does not count",
+        )
 
     def _code_error_status(self) -> int:
         """A statement that does not compile, a program not found: a usage
@@ -307,9 +323,21 @@ class Runner:
         failure of a bench script (its code)."""
         return USAGE_EXIT_STATUS if self._command else ERROR_EXIT_STATUS
 
+    def _clock(self) -> Callable[[], float]:
+        """The clock of ``--clock``, which the time functions read."""
+        from perf.measure.clock import get_clock
+
+        assert self.args is not None
+        return get_clock(self.args.clock)
+
     # -- parent or worker ------------------------------------------------------------
 
-    def _main(self, name: str, make_task: Callable[[], Task]) -> Benchmark | None:
+    def _main(self, name: str, make_task: Callable[[], Task], cpu_clock_refusal: str | None = None) -> Benchmark | None:
+        """Declare benchmark *name*, then measure it (a worker whose task it
+        is), run its workers (the parent), or skip it.  *cpu_clock_refusal*:
+        why ``--clock cpu`` cannot time it (a usage error, before anything
+        runs: in the parent, in the worker that lists the benchmarks, and in
+        its own worker)."""
         if not isinstance(name, str) or not name:
             raise ValueError(f"a benchmark name must be a non-empty string, got {name!r}")
         if name in self._names:
@@ -319,6 +347,9 @@ class Runner:
         args = self.parse_args()
         index = self._task_index
         self._task_index += 1
+        measures_it = not args.worker or args.worker_list or args.worker_task in (None, index)
+        if cpu_clock_refusal and args.clock != "wall" and measures_it:
+            _fail(f"--clock {args.clock} cannot be used with {cpu_clock_refusal}", USAGE_EXIT_STATUS)
         if args.worker:
             if args.worker_list:
                 _announce(name, args.pipe)
@@ -349,7 +380,9 @@ class Runner:
         try:
             if in_place:
                 self._check_append([task.name], sys.executable)
-            benchmark = run_task(task, args, self.metadata, on_sample=on_sample, hook_descriptors=self._hooks)
+            benchmark = run_task(
+                task, args, self.metadata, clock=self._clock(), on_sample=on_sample, hook_descriptors=self._hooks
+            )
         except KeyboardInterrupt:
             sys.exit(1)
         except ZeroValueError as exc:
@@ -554,6 +587,7 @@ class Runner:
         compatibility check of :meth:`perf.Benchmark.check_run` (unit,
         inner loops, interpreter, host...) of each benchmark of the same
         name in the --append file of *side*."""
+        from perf.measure.clock import record_clock
         from perf.model.metadata import CHECKED_KEYS, DEFAULT_UNIT
         from perf.model.run import Run
 
@@ -587,6 +621,7 @@ class Runner:
             if args.track_memory or args.tracemalloc:
                 metadata["unit"] = "byte"
             metadata.setdefault("unit", DEFAULT_UNIT)
+            record_clock(metadata, args.clock)  # as the worker records it
             try:
                 existing.check_run(Run((1,), metadata=metadata, collect_metadata=False))
             except IncompatibleRunError as exc:

@@ -10,7 +10,7 @@ import re
 import struct
 import sys
 import time
-from typing import Any
+from typing import Any, Literal
 
 
 def python_implementation() -> str:
@@ -59,6 +59,16 @@ def python_version_text() -> str:
     return version
 
 
+def timer_text(function: Literal["perf_counter", "thread_time"] = "perf_counter") -> str:
+    """The ``timer`` metadata: the implementation and the resolution of the
+    clock *function* of the time module
+    (``clock_gettime(CLOCK_MONOTONIC), resolution: 1.00 ns``)."""
+    from perf.render.units import format_timedelta
+
+    info = time.get_clock_info(function)
+    return f"{info.implementation}, resolution: {format_timedelta(info.resolution)}"
+
+
 def collect_python_metadata(metadata: dict[str, Any]) -> None:
     import platform
     import sysconfig
@@ -67,10 +77,7 @@ def collect_python_metadata(metadata: dict[str, Any]) -> None:
     metadata["python_version"] = python_version_text()
     if sys.executable:
         metadata["python_executable"] = sys.executable
-    info = time.get_clock_info("perf_counter")
-    from perf.render.units import format_timedelta
-
-    metadata["timer"] = f"{info.implementation}, resolution: {format_timedelta(info.resolution)}"
+    metadata["timer"] = timer_text()
     hash_seed = os.environ.get("PYTHONHASHSEED")
     if hash_seed:
         if hash_seed == "random":

@@ -3,8 +3,9 @@
 :func:`add_runner_arguments` declares every option of compat spec section
 3.1 on an :class:`argparse.ArgumentParser`; :func:`check_runner_args`
 completes and validates the parsed namespace in one place (budget presets,
-calibration flags, output files, memory options); :func:`worker_arguments`
-turns it back into the options of one worker command line.
+calibration flags, output files, memory options, the clock);
+:func:`worker_arguments` turns it back into the options of one worker
+command line.
 
 The namespace stays an :class:`argparse.Namespace` (``Runner.args``):
 bench scripts add their own options to ``runner.argparser`` and read them
@@ -231,6 +232,13 @@ def add_runner_arguments(
     add("--python-names", type=python_names, metavar="REF_NAME:CHANGED_NAME", help="labels for --compare-to")
     add("--profile", metavar="FILE", help="collect cProfile statistics into FILE")
     add("--hook", action="append", dest="hook", default=[], metavar="NAME", help="enable a hook (repeatable)")
+    add(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="time with the wall clock (default), or with the CPU time of the worker's thread, which leaves out "
+        "the time other processes took the CPU from it (cpu: not for python -m perf command)",
+    )
     memory = parser.add_mutually_exclusive_group()
     memory.add_argument("--tracemalloc", action="store_true", help="measure peak traced memory instead of time")
     memory.add_argument("--track-memory", action="store_true", help="measure peak memory usage instead of time")
@@ -422,6 +430,25 @@ def check_runner_args(
     elif args.compare_to:
         args.compare_to = absolute_executable(args.compare_to, "compare_to")
     _check_outputs(args, command)  # with --compare-to, the files are named after the labels
+    _check_clock(args, command)
+
+
+def _check_clock(args: argparse.Namespace, command: str | None) -> None:
+    """``--clock cpu``: only for code that runs in the worker's own thread,
+    with a thread CPU clock that works here."""
+    from perf.measure.clock import check_clock
+
+    if args.clock == "wall":
+        return
+    if command == "command":
+        raise UsageError(
+            f"--clock {args.clock} cannot be used with python -m perf command: the program runs in another "
+            "process, whose CPU time the worker's thread clock does not count"
+        )
+    if args.track_memory or args.tracemalloc:
+        option = "--track-memory" if args.track_memory else "--tracemalloc"
+        raise UsageError(f"--clock {args.clock} cannot be used with {option}: the values are memory peaks, not times")
+    check_clock(args.clock)
 
 
 def _check_target_precision(args: argparse.Namespace) -> None:
@@ -500,6 +527,8 @@ def worker_arguments(
         command.append("-v")
     if args.affinity:
         command.append(f"--affinity={args.affinity}")
+    if args.clock != "wall":
+        command += ["--clock", args.clock]
     if args.tracemalloc:
         command.append("--tracemalloc")
     if args.track_memory:

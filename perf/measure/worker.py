@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from perf.errors import UsageError
 from perf.measure.calibration import TimerInfo
-from perf.measure.clock import DEFAULT_CLOCK, Clock, probe_timer
+from perf.measure.clock import DEFAULT_CLOCK, DEFAULT_CLOCK_NAME, Clock, probe_timer, record_clock
 from perf.measure.environment import padding_length
 from perf.measure.interference import Witness
 from perf.measure.options import AUTO
@@ -157,7 +157,10 @@ def run_task(
     on_sample: OnSample | None = None,
     hook_descriptors: Any = (),
 ) -> Benchmark:
-    """Measure *task* as the worker described by *args*; return its runs."""
+    """Measure *task* as the worker described by *args*; return its runs.
+
+    *clock*: the clock of ``--clock`` (the one the task's time functions
+    read), probed so that calibration knows its cost and resolution."""
     if args.affinity:
         set_affinity(args.affinity)
     memory = bool(args.track_memory or args.tracemalloc)
@@ -188,6 +191,7 @@ def run_task(
         samples = _in_bytes(samples)
 
     metadata = _run_metadata(task, runner_metadata or {}, samples, timer, memory)
+    record_clock(metadata, getattr(args, "clock", DEFAULT_CLOCK_NAME))  # --clock cpu: clock and timer
     metadata.update(witness.metadata(len(samples.values)))
     metadata["date"] = date
     metadata["duration"] = duration

@@ -269,3 +269,127 @@ def test_an_interpreter_that_cannot_import_perf_is_a_usage_error(tmp_path, monke
         2,
         f"ERROR: --compare-to: {other} cannot import perf: ModuleNotFoundError: No module named 'perf'\n",
     )
+
+
+# -- --clock cpu -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cpu_clock(monkeypatch):
+    """The clock of --clock cpu, replaced by a fake clock that moves 1 ns
+    per reading: only the benchmarked code below moves it further."""
+    from helpers import FakeClock
+
+    from perf.measure import clock
+
+    fake = FakeClock(step=1e-9)
+    monkeypatch.setitem(clock.CLOCKS, "cpu", fake)
+    return fake
+
+
+def test_cpu_clock_reaches_the_time_functions(tmp_path, cpu_clock):
+    """bench_func, its empty loop, bench_async_func and timeit read the
+    clock of --clock cpu: each call of the code takes 1 ms of it."""
+
+    def work():
+        cpu_clock.now += 1e-3
+
+    async def async_work():
+        work()
+
+    output = tmp_path / "out.json"
+    runner = new_runner()
+    runner.parse_args([*IN_PLACE, "--clock", "cpu", "-q", "-o", str(output)])
+    runner.bench_func("func", work)
+    runner.bench_async_func("async", async_work)
+    runner.timeit("timeit", "work()", globals={"work": work})
+    suite = load(str(output))
+    for benchmark in suite:
+        assert benchmark.get_values() == pytest.approx((1e-3, 1e-3), rel=1e-4), benchmark.get_name()
+        assert benchmark.get_clock() == "cpu"
+        assert benchmark.get_metadata()["clock"] == "cpu"
+    # the empty loop reads it too: a few readings, no work
+    overhead = suite.get_benchmark("func").get_metadata()["loop_overhead"]
+    assert 0 < overhead < 1e-6
+
+
+def test_wall_clock_runs_record_no_clock(tmp_path, cpu_clock):
+    output = tmp_path / "out.json"
+    runner = new_runner()
+    runner.parse_args([*IN_PLACE, "-q", "-o", str(output)])
+    runner.bench_func("func", lambda: None)
+    assert cpu_clock.calls == 0
+    assert "clock" not in load(str(output)).get_benchmark("func").get_metadata()
+
+
+def test_bench_time_func_refuses_the_cpu_clock(capsys, no_lock):
+    runner = new_runner()
+    runner.parse_args(["--clock", "cpu"])
+    status, err = exit_of(lambda: runner.bench_time_func("sort", lambda loops: 1.0), capsys)
+    assert (status, err) == (
+        2,
+        "ERROR: --clock cpu cannot be used with bench_time_func() ('sort'): the function times itself, so perf "
+        "cannot choose its clock\n",
+    )
+
+
+def test_bench_command_refuses_the_cpu_clock(capsys, no_lock):
+    runner = new_runner()
+    runner.parse_args(["--clock", "cpu"])
+    status, err = exit_of(lambda: runner.bench_command("true", ["true"]), capsys)
+    assert (status, err) == (
+        2,
+        "ERROR: --clock cpu cannot be used with bench_command() ('true'): the command runs in another process, "
+        "whose CPU time the worker's thread clock does not count\n",
+    )
+
+
+def test_the_worker_listing_the_benchmarks_refuses_bench_time_func(capsys):
+    """A later benchmark of a shuffled suite: refused before any value."""
+    runner = new_runner()
+    runner.parse_args(["--worker", "--worker-list", "--clock", "cpu"])
+    runner.bench_func("first", sum, [1])
+    status, err = exit_of(lambda: runner.bench_time_func("sort", lambda loops: 1.0), capsys)
+    assert status == 2
+    assert err.startswith("ERROR: --clock cpu cannot be used with bench_time_func() ('sort'): ")
+
+
+def test_the_worker_of_another_benchmark_skips_bench_time_func(cpu_clock):
+    runner = new_runner()
+    runner.parse_args([*IN_PLACE, "--pipe", "999", "--worker-task", "1", "--clock", "cpu"])
+    assert runner.bench_time_func("sort", lambda loops: 1.0) is None
+
+
+def test_append_of_cpu_clock_runs_to_a_wall_clock_file_is_refused_before_the_lock(tmp_path, capsys, no_lock):
+    output = tmp_path / "out.json"
+    _file_with(output, "f")
+    runner = new_runner()
+    runner.parse_args(["--append", str(output), "--clock", "cpu"])
+    status, err = exit_of(lambda: runner.bench_func("f", sum, [1]), capsys)
+    assert (status, err) == (
+        1,
+        f"ERROR: {output}: benchmark 'f': incompatible run: metadata 'clock' is 'cpu' in the run but missing in "
+        "the benchmark (nothing was run)\n",
+    )
+
+
+def test_append_of_wall_clock_runs_to_a_cpu_clock_file_is_refused_before_the_lock(tmp_path, capsys, no_lock):
+    output = tmp_path / "out.json"
+    _file_with(output, "f", clock="cpu")
+    runner = new_runner()
+    runner.parse_args(["--append", str(output)])
+    status, err = exit_of(lambda: runner.bench_func("f", sum, [1]), capsys)
+    assert (status, err) == (
+        1,
+        f"ERROR: {output}: benchmark 'f': incompatible run: metadata 'clock' is missing in the run but 'cpu' in "
+        "the benchmark (nothing was run)\n",
+    )
+
+
+def test_append_of_cpu_clock_runs_to_a_cpu_clock_file(tmp_path, cpu_clock):
+    output = tmp_path / "out.json"
+    for _ in range(2):
+        runner = new_runner()
+        runner.parse_args([*IN_PLACE, "-q", "--clock", "cpu", "--append", str(output)])
+        runner.bench_func("f", sum, [1])
+    assert load(str(output)).get_benchmark("f").get_nrun() == 2

@@ -917,3 +917,26 @@ def test_probe_of_this_interpreter():
         "python_version",
         "unit",
     }
+
+
+def test_timeit_with_the_cpu_clock(tmp_path):
+    output = tmp_path / "cpu.json"
+    result = perf("timeit", "--clock", "cpu", *FAST, "-o", str(output), "sum(range(100))")
+    assert result.returncode == 0, result.stderr
+    benchmark = load(str(output)).get_benchmark("timeit")
+    assert benchmark.get_nvalue() == 4
+    for run in benchmark.get_runs():  # the calibration run too
+        assert run.get_metadata()["clock"] == "cpu"
+    assert all(value > 0 for value in benchmark.get_values())
+    assert benchmark.get_metadata()["timer"].startswith(time.get_clock_info("thread_time").implementation)
+
+
+def test_command_refuses_the_cpu_clock_before_running_anything(tmp_path):
+    marker = tmp_path / "ran"
+    result = perf("command", "--clock", "cpu", "--", sys.executable, "-c", f"open({str(marker)!r}, 'w')")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "ERROR: --clock cpu cannot be used with python -m perf command: the program runs in another process, "
+        "whose CPU time the worker's thread clock does not count"
+    ]
+    assert not marker.exists()

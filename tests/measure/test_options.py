@@ -667,3 +667,52 @@ def test_worker_arguments_with_chosen_values():
     args = parse(["-n", "3"])
     assert worker_arguments(args, 0, 5, 100)[5:7] == ["--values", "3"]
     assert worker_arguments(args, 0, 5, 100, 7)[5:7] == ["--values", "7"]
+
+
+# -- --clock ------------------------------------------------------------------------
+
+
+def test_clock_is_wall_by_default_and_left_out_of_worker_command_lines():
+    args = parse([])
+    assert args.clock == "wall"
+    assert "--clock" not in worker_arguments(args, 0, 7, 0)
+
+
+@pytest.mark.parametrize("command", [None, "timeit"])
+def test_cpu_clock_reaches_the_workers(command):
+    parent = parse(["--clock", "cpu"], command=command)
+    arguments = worker_arguments(parent, 1, 4, 16)
+    assert arguments[-2:] == ["--clock", "cpu"]
+    assert parse(arguments, command=command).clock == "cpu"
+
+
+def test_unknown_clock_is_a_usage_error():
+    with pytest.raises(UsageError) as info:
+        make_parser().parse_args(["--clock", "process"])
+    assert str(info.value) == "argument --clock: invalid choice: 'process' (choose from 'wall', 'cpu')"
+
+
+def test_cpu_clock_with_command():
+    with pytest.raises(UsageError) as info:
+        parse(["--clock", "cpu"], command="command")
+    assert str(info.value) == (
+        "--clock cpu cannot be used with python -m perf command: the program runs in another process, whose CPU "
+        "time the worker's thread clock does not count"
+    )
+    assert parse(["--clock", "wall"], command="command").clock == "wall"
+
+
+@pytest.mark.parametrize("option", ["--track-memory", "--tracemalloc"])
+def test_cpu_clock_with_memory_values(option):
+    with pytest.raises(UsageError) as info:
+        parse(["--clock", "cpu", option])
+    assert str(info.value) == f"--clock cpu cannot be used with {option}: the values are memory peaks, not times"
+
+
+def test_cpu_clock_missing_here(monkeypatch):
+    from perf.measure import clock
+
+    monkeypatch.delitem(clock.CLOCKS, "cpu")
+    with pytest.raises(UsageError) as info:
+        parse(["--clock", "cpu"])
+    assert str(info.value) == "--clock cpu: this Python has no time.thread_time()"

@@ -6,6 +6,7 @@ import datetime
 import os
 import pstats
 import re
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -113,6 +114,24 @@ def test_value_run_metadata():
     assert "steady_state" not in metadata
     # values are per inner loop
     assert benchmark.get_runs()[-1].values == pytest.approx((2e-4,) * 3)
+
+
+def test_cpu_clock_is_recorded_in_every_run():
+    task, clock, _ = make_task()
+    benchmark = run_task(task, worker_args("--clock", "cpu"), {"clock": "wall"}, clock=clock)
+    calibration, run = benchmark.get_runs()
+    for metadata in (calibration.get_metadata(), run.get_metadata()):
+        assert metadata["clock"] == "cpu"
+        assert metadata["timer"].startswith(time.get_clock_info("thread_time").implementation + ", resolution: ")
+    # the probe read the clock the task reads: calibration sizes the loops for it
+    assert run.get_metadata()["timer_effective_resolution"] == pytest.approx(1e-9, rel=1e-3)
+
+
+def test_wall_clock_runs_have_no_clock_key():
+    task, clock, _ = make_task()
+    benchmark = run_task(task, worker_args(), {"clock": "cpu"}, clock=clock)
+    assert all("clock" not in run.get_metadata() for run in benchmark.get_runs())
+    assert benchmark.get_clock() == "wall"
 
 
 def test_a_unit_declared_by_the_script_is_kept():
