@@ -154,6 +154,11 @@ def _check_comparable(name: str, benchmarks: Sequence[Benchmark], suites: Sequen
     if len(set(units)) > 1:
         listed = ", ".join(f"{unit} in {suite.filename}" for unit, suite in zip(units, suites))
         raise ResultError(f"benchmark {name!r} has different units: {listed}")
+    clocks = [benchmark.get_clock() for benchmark in benchmarks]
+    if len(set(clocks)) > 1:
+        # CPU time leaves out what wall time includes: their ratio is no speed-up
+        listed = ", ".join(f"{clock} in {suite.filename}" for clock, suite in zip(clocks, suites))
+        raise ResultError(f"benchmark {name!r} was timed with different clocks (--clock): {listed}")
 
 
 def comparison_entries(suites: Sequence[BenchmarkSuite], args: argparse.Namespace, margin: float) -> list[Entry]:

@@ -641,6 +641,9 @@ def _compare_rows(
         if len({side.get_unit() for side in sides}) > 1:
             skipped.append(f"{name} (different units)")
             continue
+        if len({side.get_clock() for side in sides}) > 1:
+            skipped.append(f"{name} (different clocks)")
+            continue
         comparisons = [compare_benchmarks(benchmark, other, margin, robust) for other in sides[1:]]
         rows.append(_Row(name, comparisons))
     rows.sort(key=lambda row: row.comparisons[0].ratio, reverse=True)

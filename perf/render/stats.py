@@ -184,6 +184,8 @@ def format_process_stats(benchmark: Benchmark) -> list[str]:
     """perf's process-level block: the worker process is the unit."""
     means = benchmark.get_process_means()
     lines = [f"Number of processes with values: {format_number(len(means))}"]
+    if benchmark.get_clock() == "cpu":
+        lines.insert(0, "Clock: CPU time of the worker thread (--clock cpu)")
     if not means:
         return lines
     mean = statistics.mean(means)

@@ -308,3 +308,30 @@ def test_pyperf_reads_the_same_files_and_agrees_on_clear_cases():
     assert pyperf.returncode == 0
     assert "1.11x slower" in pyperf.stdout
     assert "1.25x faster" in pyperf.stdout
+
+
+def cpu_clock_copy(path, tmp_path):
+    """*path* as if every benchmark had been timed with --clock cpu."""
+    suite = files.load(path)
+    for benchmark in suite:
+        benchmark.update_metadata({"clock": "cpu"})
+    copy = tmp_path / "cpu.json"
+    files.dump(suite, str(copy))
+    return str(copy)
+
+
+def test_wall_and_cpu_clock_files_are_not_compared(capsys, tmp_path):
+    cpu = cpu_clock_copy(REF, tmp_path)
+    name = files.load(REF).get_benchmark_names()[0]
+    assert error_of(capsys, REF, cpu) == (
+        f"benchmark {name!r} was timed with different clocks (--clock): wall in {REF}, cpu in {cpu}"
+    )
+    assert error_of(capsys, cpu, REF) == (
+        f"benchmark {name!r} was timed with different clocks (--clock): cpu in {cpu}, wall in {REF}"
+    )
+
+
+def test_cpu_clock_files_are_compared(capsys, tmp_path):
+    cpu = cpu_clock_copy(REF, tmp_path)
+    status, _out, err = run(capsys, "compare_to", cpu, cpu)
+    assert (status, err) == (0, "")

@@ -98,3 +98,16 @@ def test_stats_not_json_is_one_error_line(tmp_path, capsys):
     status, out, err = run(capsys, "stats", str(path))
     assert (status, out) == (1, "")
     assert err.startswith(f"ERROR: {path}") and err.count("\n") == 1
+
+
+def test_stats_names_the_cpu_clock(tmp_path, capsys):
+    suite = files.load(str(DATA / "timeit.json"))
+    for benchmark in suite:
+        benchmark.update_metadata({"clock": "cpu"})
+    path = tmp_path / "cpu.json"
+    files.dump(suite, str(path))
+    status, out, _err = run(capsys, "stats", "-q", str(path))
+    assert status == 0
+    assert "\n\nClock: CPU time of the worker thread (--clock cpu)\nNumber of processes with values: 4\n" in out
+    status, out, _err = run(capsys, "stats", "-q", str(DATA / "timeit.json"))
+    assert "Clock:" not in out

@@ -422,3 +422,12 @@ def test_compare_labels_fit_inside_the_image():
     for label in labels:
         box = label.get_window_extent(renderer)
         assert ax.get_window_extent(renderer).x1 < box.x0 and box.x1 <= width - 8, label.get_text()
+
+
+def test_compare_leaves_out_benchmarks_of_different_clocks():
+    ref = suite(benchmark("t", [[1.0, 1.1], [1.05, 1.0]]), benchmark("u", [[1.0, 1.1], [1.05, 1.0]]))
+    new = suite(benchmark("t", [[1.0, 1.1], [1.05, 1.0]]), benchmark("u", [[1.0, 1.1], [1.05, 1.0]]))
+    new.get_benchmark("t").update_metadata({"clock": "cpu"})
+    rows, skipped = plots._compare_rows(("ref", ref), [("new", new)], 0.01, robust=False)
+    assert [row.label for row in rows] == ["u"]
+    assert skipped == ["t (different clocks)"]
