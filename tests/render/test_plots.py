@@ -1,5 +1,5 @@
 """perf.render.plots: the three figures render for every kind of input,
-in PNG and SVG, reproducibly; without matplotlib, one UsageError."""
+in PNG and SVG, reproducibly; without matplotlib, one MissingDependencyError."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from perf.analysis.benchmarks import compare_benchmarks
 from perf.analysis.compare import SLOWER, combine_comparisons
-from perf.errors import UsageError
+from perf.errors import MissingDependencyError
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.model.suite import BenchmarkSuite
@@ -82,7 +82,7 @@ def no_matplotlib(monkeypatch):
 
 
 def test_require_matplotlib_says_what_to_install(no_matplotlib):
-    with pytest.raises(UsageError) as info:
+    with pytest.raises(MissingDependencyError) as info:
         plots.require_matplotlib()
     assert str(info.value) == plots.INSTALL_HINT
     assert str(info.value) == (
@@ -102,12 +102,12 @@ def test_require_matplotlib_says_what_to_install(no_matplotlib):
 )
 def test_every_figure_needs_matplotlib(no_matplotlib, draw):
     two = [("a", suite(benchmark("b", [[1.0, 1.1], [1.2, 1.0]]))), ("b", suite(benchmark("b", [[1.0], [1.1]])))]
-    with pytest.raises(UsageError, match=re.escape(plots.INSTALL_HINT)):
+    with pytest.raises(MissingDependencyError, match=re.escape(plots.INSTALL_HINT)):
         draw(two)
 
 
 def test_figure_bytes_needs_matplotlib(no_matplotlib):
-    with pytest.raises(UsageError, match="need matplotlib"):
+    with pytest.raises(MissingDependencyError, match="need matplotlib"):
         plots.figure_bytes(object(), "png")
 
 
@@ -122,7 +122,7 @@ def test_an_old_matplotlib_is_refused(monkeypatch, tmp_path):
     (tmp_path / "perf_tests_old_mpl.py").write_text('__version__ = "3.5.1"\n')
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(plots, "MATPLOTLIB_MODULE", "perf_tests_old_mpl")
-    with pytest.raises(UsageError, match=r"need matplotlib 3\.7 or newer, not 3\.5\.1"):
+    with pytest.raises(MissingDependencyError, match=r"need matplotlib 3\.7 or newer, not 3\.5\.1"):
         plots.require_matplotlib()
 
 
