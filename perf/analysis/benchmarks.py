@@ -85,4 +85,10 @@ def compare_benchmarks(
         return compare.compare_paired_process_means(*paired, margin)
     if robust:
         return compare.rank_compare_process_means(ref_means, new_means, margin)
+    from perf.analysis.interference import compare_recordings
+
+    # separate recordings: correct for a busy machine with the workers' evidence
+    adjusted = compare_recordings(reference, changed, margin)
+    if adjusted is not None:
+        return adjusted
     return compare.compare_process_means(ref_means, new_means, margin)

@@ -49,6 +49,12 @@ perf's process-level checks (design notes R8 and R9, ``statistics.md``):
 ``steady_state_mix``
     whenever runs carry ``steady_state`` (information, not a warning).
     values: ``((kind, count), ...)``, most frequent first
+``lost_cpu``
+    runs carry ``cpu_share`` (a worker's share of its values' wall time on
+    the CPU), the benchmark keeps the CPU (median share >= 80 %, wall
+    clock), and some processes spent more than 5 % less of their time on
+    the CPU than the median one: other processes took it (a busy machine).
+    values: ``(marked, nprocesses_with_the_key, involuntary_switches)``
 ``loop_overhead``
     runs carry ``loop_overhead`` (the empty timing loop, timed once per
     worker) and its median is more than 10 % of the median value
@@ -111,6 +117,7 @@ CODES = (
     "process_outlier",
     "first_value_outlier",
     "no_steady_state",
+    "lost_cpu",
     "too_many_runs",
     "steady_state_mix",
     "loop_overhead",
@@ -166,6 +173,7 @@ def check_benchmark(benchmark: Benchmark, check_too_many_processes: bool = False
     checks.extend(_first_value_check(benchmark, runs, ordered))
     steady_states = _steady_state_checks(runs)
     checks.extend(check for check in steady_states if check.code == "no_steady_state")
+    checks.extend(_lost_cpu_check(benchmark))
     if check_too_many_processes and required is not None and required < nprocesses * TOO_MANY_RUNS_FRACTION:
         checks.append(Check("too_many_runs", (required, nprocesses)))
     checks.extend(check for check in steady_states if check.code == "steady_state_mix")
@@ -173,6 +181,17 @@ def check_benchmark(benchmark: Benchmark, check_too_many_processes: bool = False
     if check_too_many_processes:
         checks.extend(_precision_check(benchmark.get_process_means()))
     return checks
+
+
+def _lost_cpu_check(benchmark: Benchmark) -> list[Check]:
+    """Processes that lost more than 5 % of their values' time to other
+    processes (the workers' own evidence, perf.analysis.interference)."""
+    from perf.analysis.interference import summarize
+
+    summary = summarize(benchmark)
+    if not summary.applies or not summary.marked:
+        return []
+    return [Check("lost_cpu", (summary.marked, summary.measured, summary.switches))]
 
 
 def _loop_overhead_check(benchmark: Benchmark) -> list[Check]:

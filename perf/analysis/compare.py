@@ -71,6 +71,27 @@ DEFAULT_MARGIN = 0.01
 MAX_SUGGESTED_PROCESSES = 10_000
 
 
+class Adjustment(NamedTuple):
+    """What a comparison of two separate recordings corrected for, from the
+    workers' evidence of a busy machine (perf.analysis.interference)."""
+
+    #: processes per side that lost more than 5 % of the CPU to other
+    #: processes, and processes per side
+    marked: tuple[int, int]
+    processes: tuple[int, int]
+    #: the process means were multiplied by their CPU share (the time off
+    #: the CPU is left out)
+    cpu_time: bool
+    #: the machine's speed, changed recording against reference (the speed
+    #: probe: above 1, the machine ran slower while the changed side was
+    #: recorded), with its interval; None without probes on both sides
+    machine: tuple[float, float, float] | None
+    #: the ratio was divided by the machine's
+    machine_corrected: bool
+    #: the ratio before any correction
+    raw_ratio: float
+
+
 class Comparison(NamedTuple):
     """The comparison of a changed benchmark to its reference."""
 
@@ -95,6 +116,8 @@ class Comparison(NamedTuple):
     p_value: float = 1.0
     #: WELCH, PAIRED, RANKS, SIGNED_RANKS or SUITE
     method: str = WELCH
+    #: separate recordings: what was corrected for a busy machine
+    adjustment: Adjustment | None = None
 
     @property
     def different(self) -> bool:
@@ -153,7 +176,7 @@ def _t_p_value(difference: float, standard_error: float, df: float) -> float:
     return min(1.0, 2.0 * student_t_cdf(-abs(difference) / standard_error, df))
 
 
-def _t_comparison(
+def t_comparison(
     difference: float,
     standard_error: float,
     df: float,
@@ -208,7 +231,7 @@ def compare_process_means(
         df = math.inf
     else:
         df = (share_ref + share_new) ** 2 / (share_ref**2 / (n_ref - 1) + share_new**2 / (n_new - 1))
-    return _t_comparison(
+    return t_comparison(
         difference,
         standard_error,
         df,
@@ -251,7 +274,7 @@ def compare_paired_process_means(
     pairs = len(differences)
     spread = variance(differences)
     standard_error = math.sqrt(spread / pairs)
-    return _t_comparison(
+    return t_comparison(
         mean(differences),
         standard_error,
         float(pairs - 1),

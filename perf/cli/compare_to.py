@@ -209,6 +209,7 @@ def _mean_lines(entry: Entry, context: Context) -> list[str]:
                 lines.append(f"Win rate: {rate}")
         else:
             lines.append(line if rate is None else f"{line}; {rate}")
+        lines.extend(text.format_adjustment(comparison, context.reference_title, title))
     return lines
 
 

@@ -131,6 +131,15 @@ def _precision(check: Check, benchmark: Benchmark) -> str:
     return text
 
 
+def _lost_cpu(check: Check, benchmark: Benchmark) -> str:
+    count, nprocesses, switches = check.values
+    return (
+        f"{count} of {nprocesses} processes lost more than 5% of their time to other processes "
+        f"({switches} involuntary context switches): the machine was busy (compare_to leaves the time off "
+        "the CPU out; --clock cpu measures CPU time)"
+    )
+
+
 def _loop_overhead(check: Check, benchmark: Benchmark) -> str:
     overhead, percent = check.values
     return (
@@ -151,6 +160,7 @@ _FORMATTERS: dict[str, Callable[[Check, Benchmark], str]] = {
     "process_outlier": _process_outlier,
     "first_value_outlier": _first_value_outlier,
     "no_steady_state": _no_steady_state,
+    "lost_cpu": _lost_cpu,
     "steady_state_mix": _steady_state_mix,
     "loop_overhead": _loop_overhead,
     "precision": _precision,

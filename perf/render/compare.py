@@ -195,6 +195,40 @@ def format_verdict(comparison: Comparison, margin: float, needed: bool = True) -
     return text
 
 
+def _percent_change(ratio: float) -> str:
+    return f"{abs(ratio - 1) * 100:.1f}% {'slower' if ratio >= 1 else 'faster'}"
+
+
+def format_adjustment(comparison: Comparison, reference_title: str, changed_title: str) -> list[str]:
+    """What a comparison of separate recordings corrected for a busy
+    machine, one line each (``[]`` when nothing was corrected)::
+
+        busy machine: 3 of 20 processes of a.json and 0 of 20 of b.json lost
+        the CPU to other processes; their time off the CPU is left out
+        busy machine: the machine ran 5.2% slower while b.json was recorded
+        (speed probe: 1.052x [1.021x .. 1.084x]); the ratio is corrected for
+        it (1.060x before)
+    """
+    adjustment = comparison.adjustment
+    if adjustment is None:
+        return []
+    lines = []
+    if adjustment.cpu_time and any(adjustment.marked):
+        (ref_marked, new_marked), (ref_count, new_count) = adjustment.marked, adjustment.processes
+        lines.append(
+            f"busy machine: {ref_marked} of {ref_count} processes of {reference_title} and {new_marked} of "
+            f"{new_count} of {changed_title} lost the CPU to other processes; their time off the CPU is left out"
+        )
+    if adjustment.machine is not None and adjustment.machine_corrected:
+        ratio, low, high = adjustment.machine
+        lines.append(
+            f"busy machine: the machine ran {_percent_change(ratio)} while {changed_title} was recorded "
+            f"(speed probe: {ratio:.3f}x [{low:.3f}x .. {high:.3f}x]); the ratio is corrected for it "
+            f"({adjustment.raw_ratio:.3f}x before)"
+        )
+    return lines
+
+
 def format_win_rate(rate: WinRate, paired: bool = False) -> str:
     """``'faster in 12% of process pairs [5% .. 25%]'`` (``of the
     interleaved pairs`` for an interleaved run)."""

@@ -194,6 +194,29 @@ def format_process_stats(benchmark: Benchmark) -> list[str]:
     lines.extend(_format_variance_components(benchmark, mean))
     lines.append(_format_outliers(benchmark, means, "outlier process means"))
     lines.extend(_format_loop_overhead(benchmark))
+    lines.extend(_format_interference(benchmark))
+    return lines
+
+
+def _format_interference(benchmark: Benchmark) -> list[str]:
+    """What the workers saw of the machine: their CPU share, the processes
+    that lost the CPU, and how the speed probe varied (issue 14)."""
+    from perf.analysis.interference import summarize
+
+    summary = summarize(benchmark)
+    lines = []
+    if summary.median_share is not None and summary.lowest_share is not None:
+        text = (
+            f"CPU share of the values: median {summary.median_share:.1%}, lowest {summary.lowest_share:.1%}; "
+            f"{summary.switches} involuntary context switches"
+        )
+        if summary.applies:
+            text += f"; {summary.marked} of {summary.measured} processes lost more than 5% to other processes"
+        lines.append(text)
+    if summary.probe_spread is not None:
+        lines.append(
+            f"Speed probe: the slowest process saw the machine {summary.probe_spread - 1:.1%} slower than the fastest"
+        )
     return lines
 
 

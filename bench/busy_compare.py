@@ -1,0 +1,446 @@
+"""Separate recordings compared on a busy machine (issue 14).
+
+A user records A (``-o a.json``), changes the code, records B and runs
+``compare_to a.json b.json``.  This script does exactly that, many times,
+while a background load comes and goes, then judges each pair with
+compare_to's statistics as they were (``today``) and with each mechanism
+under study.
+
+``record``: starts the load (busy and idle phases of 2-6 s, seeded; each
+busy phase is CPU-bound, two spinning processes on this 2-core machine, or
+memory-heavy, one process copying 64 MB buffers, drawn at random), then
+runs cycles.  Each cycle records, one after the other, with
+``python -m perf timeit [--fast] --name loop "for i in range(N): pass"``::
+
+    A (N=100), A (N=100), B3 (N=103), B10 (N=110)
+
+in ``--fast`` mode, then the same four in default mode.  The pairs, each
+two recordings made one after the other:
+
+* A/A: the two A recordings;
+* A/B 3 %: the second A and B3;
+* A/B 10 %: B10 and the first A of the next cycle (B first: the order of
+  the sides alternates between the two A/B kinds).
+
+(The real work ratios are 1.03 and 1.10 only roughly: the loop has a fixed
+cost per value too; ``analyze`` prints the ratios measured on the whole
+set, where the load averages out.)
+
+``analyze``: reads the recordings and prints, per mode and method, how
+often each pair kind was called different (``slower``, ``faster`` or
+``small change``), with the exact (Clopper-Pearson) 95 % interval, and the
+wrong-direction rate of the A/B kinds.
+
+Usage::
+
+    python bench/busy_compare.py record FOLDER [--cycles 40] [--load mixed|cpu|memory|none] [--seed 1]
+    python bench/busy_compare.py analyze FOLDER [FOLDER...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+SIDES = {"A": 100, "B3": 103, "B10": 110}
+CYCLE = ("A", "A", "B3", "B10")
+MODES = ("fast", "default")
+
+SPIN = "import time\nend = time.monotonic() + float(__import__('sys').argv[1])\nwhile time.monotonic() < end: pass\n"
+STREAM = (
+    "import time, sys\nend = time.monotonic() + float(sys.argv[1])\n"
+    "a = bytearray(64 << 20); b = bytearray(64 << 20)\n"
+    "while time.monotonic() < end: b[:] = a; a[:] = b\n"
+)
+
+
+def load_main(kind: str, seed: int, log_path: str) -> None:
+    """The background load: idle, then busy, each 2-6 s, forever."""
+    rng = random.Random(seed)
+    cpus = os.cpu_count() or 2
+    with open(log_path, "a") as log:
+        while True:
+            time.sleep(rng.uniform(2, 6))
+            phase = rng.choice(["cpu", "memory"]) if kind == "mixed" else kind
+            busy = rng.uniform(2, 6)
+            log.write(json.dumps({"start": time.time(), "kind": phase, "seconds": busy}) + "\n")
+            log.flush()
+            code, count = (SPIN, cpus) if phase == "cpu" else (STREAM, 1)
+            children = [subprocess.Popen([sys.executable, "-c", code, str(busy)]) for _ in range(count)]
+            for child in children:
+                child.wait()
+
+
+def record_one(folder: str, index: int, mode: str, side: str, env: dict[str, str]) -> dict[str, object]:
+    path = os.path.join(folder, f"{index:04d}-{mode}-{side}.json")
+    command = [sys.executable, "-m", "perf", "timeit", "-q", "--name", "loop", "-o", path]
+    if mode == "fast":
+        command.append("--fast")
+    command.append(f"for i in range({SIDES[side]}): pass")
+    start = time.time()
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    if done.returncode:
+        raise SystemExit(f"recording failed: {done.stderr.strip()}")
+    return {
+        "index": index,
+        "mode": mode,
+        "side": side,
+        "file": os.path.basename(path),
+        "start": start,
+        "end": time.time(),
+    }
+
+
+def read_manifest(folder: str) -> list[dict[str, object]]:
+    with open(os.path.join(folder, "manifest.jsonl")) as manifest:
+        return [json.loads(line) for line in manifest]
+
+
+def record(args: argparse.Namespace) -> None:
+    os.makedirs(args.folder, exist_ok=True)
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    env.setdefault("PERF_LOCK_DIR", tempfile.mkdtemp(prefix="perf-lock-"))
+    load = None
+    if args.load != "none":
+        load = subprocess.Popen(
+            [sys.executable, __file__, "load", args.load, str(args.seed), os.path.join(args.folder, "load.jsonl")]
+        )
+    manifest_path = os.path.join(args.folder, "manifest.jsonl")
+    index = len(read_manifest(args.folder)) if os.path.exists(manifest_path) else 0
+    try:
+        with open(manifest_path, "a") as manifest:
+            for cycle in range(args.cycles):
+                for mode in MODES:
+                    for side in CYCLE:
+                        entry = record_one(args.folder, index, mode, side, env)
+                        entry.update(cycle=cycle, load=args.load)
+                        manifest.write(json.dumps(entry) + "\n")
+                        manifest.flush()
+                        index += 1
+                print(f"cycle {cycle + 1}/{args.cycles} done", flush=True)
+    finally:
+        if load is not None:
+            load.terminate()
+
+
+# -- analysis ------------------------------------------------------------------------
+
+
+def _binomial_interval(hits: int, total: int) -> tuple[float, float]:
+    """Exact 95 % interval by bisection on the binomial tails."""
+
+    def tail_at_least(p: float) -> float:
+        return sum(math.comb(total, k) * p**k * (1 - p) ** (total - k) for k in range(hits, total + 1))
+
+    def tail_at_most(p: float) -> float:
+        return sum(math.comb(total, k) * p**k * (1 - p) ** (total - k) for k in range(0, hits + 1))
+
+    def solve(function, target: float, increasing: bool) -> float:
+        low, high = 0.0, 1.0
+        for _ in range(60):
+            middle = (low + high) / 2
+            value = function(middle)
+            if (value < target) == increasing:
+                low = middle
+            else:
+                high = middle
+        return (low + high) / 2
+
+    low = 0.0 if hits == 0 else solve(tail_at_least, 0.025, True)
+    high = 1.0 if hits == total else solve(tail_at_most, 0.025, False)
+    return low, high
+
+
+def load_pairs(folders: list[str]) -> dict[str, list[tuple[str, object, object]]]:
+    """mode -> [(kind, reference benchmark, changed benchmark)] in time order."""
+    import perf
+
+    pairs: dict[str, list[tuple[str, object, object]]] = {mode: [] for mode in MODES}
+    for folder in folders:
+        entries = read_manifest(folder)
+        by_mode: dict[str, list[dict[str, object]]] = {mode: [] for mode in MODES}
+        for entry in entries:
+            by_mode[str(entry["mode"])].append(entry)
+        for mode, recordings in by_mode.items():
+            benchmarks = [perf.Benchmark.load(os.path.join(folder, str(entry["file"]))) for entry in recordings]
+            sides = [str(entry["side"]) for entry in recordings]
+            for position in range(len(recordings) - 1):
+                first, second = sides[position], sides[position + 1]
+                if (first, second) == ("A", "A") and position % 4 == 0:
+                    pairs[mode].append(("A/A", benchmarks[position], benchmarks[position + 1]))
+                elif (first, second) == ("A", "B3"):
+                    pairs[mode].append(("3%", benchmarks[position], benchmarks[position + 1]))
+                elif (first, second) == ("B10", "A"):
+                    pairs[mode].append(("10%", benchmarks[position + 1], benchmarks[position]))
+    return pairs
+
+
+def method_today(reference, changed):
+    from perf.analysis import compare
+
+    return compare.compare_process_means(reference.get_process_means(), changed.get_process_means())
+
+
+def method_current(reference, changed):
+    """compare_to as it is in this tree (what the user gets now)."""
+    from perf.analysis.benchmarks import compare_benchmarks
+
+    return compare_benchmarks(reference, changed)
+
+
+# -- mechanisms under study (the kept one moves into perf.analysis) ------------------
+
+
+def records(benchmark):
+    """(process mean, cpu share, speed probe) of each run with values, in time order."""
+    rows = []
+    for run in benchmark.get_runs():
+        if not run.values:
+            continue
+        metadata = run.get_metadata()
+        probe = math.sqrt(metadata["speed_probe_before"] * metadata["speed_probe_after"])
+        rows.append((sum(run.values) / len(run.values), metadata.get("cpu_share", 1.0), probe))
+    return rows
+
+
+def method_cpu_time(reference, changed):
+    """Welch on log(process mean x cpu share): the CPU time per loop."""
+    from perf.analysis import compare
+
+    return compare.compare_process_means(
+        [mean * share for mean, share, _ in records(reference)], [mean * share for mean, share, _ in records(changed)]
+    )
+
+
+def _ancova(y_ref, x_ref, y_new, x_new):
+    """y = a + d * side + b * x: (d, its standard error, df), by least squares."""
+    n_ref, n_new = len(y_ref), len(y_new)
+    mx_ref, mx_new = sum(x_ref) / n_ref, sum(x_new) / n_new
+    my_ref, my_new = sum(y_ref) / n_ref, sum(y_new) / n_new
+    sxx = sum((x - mx_ref) ** 2 for x in x_ref) + sum((x - mx_new) ** 2 for x in x_new)
+    sxy = sum((x - mx_ref) * (y - my_ref) for x, y in zip(x_ref, y_ref))
+    sxy += sum((x - mx_new) * (y - my_new) for x, y in zip(x_new, y_new))
+    slope = sxy / sxx if sxx > 0 else 0.0
+    residuals = [y - my_ref - slope * (x - mx_ref) for x, y in zip(x_ref, y_ref)]
+    residuals += [y - my_new - slope * (x - mx_new) for x, y in zip(x_new, y_new)]
+    df = n_ref + n_new - 3
+    sigma2 = sum(r * r for r in residuals) / df
+    difference = (my_new - my_ref) - slope * (mx_new - mx_ref)
+    se2 = sigma2 * (1 / n_ref + 1 / n_new + ((mx_new - mx_ref) ** 2 / sxx if sxx > 0 else 0.0))
+    return difference, math.sqrt(se2), df, slope
+
+
+def _comparison(difference, standard_error, df, counts):
+    from perf.analysis import compare
+
+    return compare.t_comparison(
+        difference,
+        standard_error,
+        df,
+        variances=standard_error**2 * counts[0],
+        counts=counts,
+        levels=(compare.DEFAULT_MARGIN, 0.95),
+        method="experiment",
+    )
+
+
+def method_probe(reference, changed, cpu=False):
+    """ANCOVA of log process means on log speed probe."""
+    ref, new = records(reference), records(changed)
+
+    def y(rows):
+        return [math.log(mean * (share if cpu else 1.0)) for mean, share, _ in rows]
+
+    def x(rows):
+        return [math.log(probe) for _, _, probe in rows]
+
+    difference, error, df, _slope = _ancova(y(ref), x(ref), y(new), x(new))
+    return _comparison(difference, error, df, (len(ref), len(new)))
+
+
+def _batch_se(logs, batches=4):
+    size = len(logs) // batches
+    if size < 1:
+        return 0.0, len(logs) - 1
+    means = [sum(logs[i * size : (i + 1) * size]) / size for i in range(batches)]
+    grand = sum(means) / batches
+    return math.sqrt(sum((m - grand) ** 2 for m in means) / (batches - 1) / batches), batches - 1
+
+
+def method_batches(reference, changed, cpu=False):
+    """Welch with each side's standard error the larger of the iid one and
+    the batch-means one (4 batches in time order)."""
+    from perf.analysis.statistics import variance
+
+    sides = []
+    for benchmark in (reference, changed):
+        logs = [math.log(mean * (share if cpu else 1.0)) for mean, share, _ in records(benchmark)]
+        iid = math.sqrt(variance(logs) / len(logs))
+        batch, batch_df = _batch_se(logs)
+        sides.append((sum(logs) / len(logs), max(iid, batch), batch_df if batch > iid else len(logs) - 1))
+    difference = sides[1][0] - sides[0][0]
+    error = math.hypot(sides[0][1], sides[1][1])
+    shares = [side[1] ** 2 for side in sides]
+    df = (sum(shares)) ** 2 / sum(share**2 / side[2] for share, side in zip(shares, sides)) if error else math.inf
+    return _comparison(difference, error, df, (len(records(reference)), len(records(changed))))
+
+
+def method_probe_guard(reference, changed):
+    """Today's verdict, but inconclusive when the probe says the machine
+    itself changed speed between the recordings by more than the margin
+    in the direction of the claimed difference."""
+    from perf.analysis import compare
+
+    today = method_today(reference, changed)
+    if today.verdict not in compare.DIFFERENT:
+        return today
+    probes = compare.compare_process_means(
+        [probe for _, _, probe in records(reference)], [probe for _, _, probe in records(changed)]
+    )
+    if probes.verdict in compare.DIFFERENT and (probes.ratio > 1) == (today.ratio > 1):
+        return today._replace(verdict=compare.INCONCLUSIVE)
+    return today
+
+
+def method_probe_corrected(reference, changed, cpu=True):
+    """The log ratio minus the probe's log ratio (slope 1), the two
+    standard errors added in quadrature."""
+    ref, new = records(reference), records(changed)
+    bench = method_cpu_time(reference, changed) if cpu else method_today(reference, changed)
+    from perf.analysis import compare
+
+    probe = compare.compare_process_means([p for _, _, p in ref], [p for _, _, p in new])
+    difference = math.log(bench.ratio) - math.log(probe.ratio)
+    error = math.hypot(bench.standard_error, probe.standard_error)
+    df = min(bench.df, probe.df)
+    return _comparison(difference, error, df, (len(ref), len(new)))
+
+
+def method_probe_corrected_if_shifted(reference, changed):
+    """CPU time; the probe correction only when the probe itself differs
+    (its interval excludes 1)."""
+    from perf.analysis import compare
+
+    probe = compare.compare_process_means([p for _, _, p in records(reference)], [p for _, _, p in records(changed)])
+    if probe.different:
+        return method_probe_corrected(reference, changed)
+    return method_cpu_time(reference, changed)
+
+
+def method_probe_guard_cpu(reference, changed):
+    """CPU-time verdict, inconclusive when the probe moved the same way."""
+    from perf.analysis import compare
+
+    verdict = method_cpu_time(reference, changed)
+    if verdict.verdict not in compare.DIFFERENT:
+        return verdict
+    probes = compare.compare_process_means(
+        [probe for _, _, probe in records(reference)], [probe for _, _, probe in records(changed)]
+    )
+    if probes.verdict in compare.DIFFERENT and (probes.ratio > 1) == (verdict.ratio > 1):
+        return verdict._replace(verdict=compare.INCONCLUSIVE)
+    return verdict
+
+
+METHODS = {
+    "today (Welch, log process means)": method_today,
+    "compare_to now": method_current,
+    "cpu time (mean x cpu share)": method_cpu_time,
+    "probe covariate": method_probe,
+    "probe covariate + cpu time": lambda r, c: method_probe(r, c, cpu=True),
+    "batch means": method_batches,
+    "batch means + cpu time": lambda r, c: method_batches(r, c, cpu=True),
+    "probe guard": method_probe_guard,
+    "probe guard + cpu time": method_probe_guard_cpu,
+    "probe corrected + cpu time": method_probe_corrected,
+    "probe corrected": lambda r, c: method_probe_corrected(r, c, cpu=False),
+    "cpu time, probe corr. if shifted": method_probe_corrected_if_shifted,
+}
+
+
+def details(pairs) -> None:
+    """One line per pair: today's and the CPU-time ratio, the probe ratio,
+    the CPU shares of both sides."""
+    from perf.analysis.interference import probe_ratio, summarize
+
+    for mode, items in pairs.items():
+        print(f"\n{mode}: kind  today ratio [CI] verdict | cpu-time ratio [CI] verdict | probe ratio | shares")
+        for kind, reference, changed in items:
+            today, cpu = method_today(reference, changed), method_cpu_time(reference, changed)
+            probe = probe_ratio(reference, changed)
+            shares = [summarize(bench) for bench in (reference, changed)]
+            share_text = " / ".join(f"{s.median_share:.3f} ({s.marked} marked)" for s in shares)
+            print(
+                f"  {kind:4} {today.ratio:.3f} [{today.low:.3f} {today.high:.3f}] {today.verdict:12} | "
+                f"{cpu.ratio:.3f} [{cpu.low:.3f} {cpu.high:.3f}] {cpu.verdict:12} | "
+                f"{probe.ratio if probe else float('nan'):.3f} | {share_text}"
+            )
+
+
+def analyze(args: argparse.Namespace) -> None:
+    from perf.analysis.compare import DIFFERENT
+
+    pairs = load_pairs(args.folders)
+    if args.details:
+        details(pairs)
+    for mode in MODES:
+        kinds = {}
+        for kind, _reference, _changed in pairs[mode]:
+            kinds[kind] = kinds.get(kind, 0) + 1
+        if not kinds:
+            continue
+        print(f"\n{mode} mode: " + ", ".join(f"{count} {kind} pairs" for kind, count in kinds.items()))
+        print(f"{'method':34} {'A/A claimed':>22} {'3% found':>22} {'10% found':>22} {'wrong way':>10}")
+        for name, method in METHODS.items():
+            cells = []
+            wrong = 0
+            total_ab = 0
+            for kind in ("A/A", "3%", "10%"):
+                verdicts = [method(reference, changed) for k, reference, changed in pairs[mode] if k == kind]
+                claimed = [comparison for comparison in verdicts if comparison.verdict in DIFFERENT]
+                if kind == "A/A":
+                    hits = len(claimed)
+                else:
+                    hits = sum(1 for comparison in claimed if comparison.ratio > 1)
+                    wrong += sum(1 for comparison in claimed if comparison.ratio < 1)
+                    total_ab += len(verdicts)
+                low, high = _binomial_interval(hits, len(verdicts)) if verdicts else (0.0, 0.0)
+                share = hits / len(verdicts) if verdicts else 0.0
+                cells.append(f"{hits}/{len(verdicts)} {share:5.1%} [{low:.0%}-{high:.0%}]")
+            wrong_text = f"{wrong}/{total_ab}"
+            print(f"{name:34} {cells[0]:>22} {cells[1]:>22} {cells[2]:>22} {wrong_text:>10}")
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "load":
+        load_main(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    recorder = commands.add_parser("record")
+    recorder.add_argument("folder")
+    recorder.add_argument("--cycles", type=int, default=40)
+    recorder.add_argument("--load", choices=("mixed", "cpu", "memory", "none"), default="mixed")
+    recorder.add_argument("--seed", type=int, default=1)
+    analyzer = commands.add_parser("analyze")
+    analyzer.add_argument("folders", nargs="+")
+    analyzer.add_argument("--details", action="store_true", help="one line per pair")
+    args = parser.parse_args()
+    if args.command == "record":
+        record(args)
+    else:
+        analyze(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,199 @@
+"""What the machine did to a recording, from the workers' own evidence.
+
+Each worker records (perf.measure.interference) the share of its values'
+wall time it spent on the CPU (``cpu_share``), the involuntary context
+switches during its values, and a small reference workload timed before
+and after its values (``speed_probe_before``/``speed_probe_after``).
+Files without these keys (pyperf's, older perf's) give no evidence, which
+is never read as "clean".
+
+* :func:`summarize` counts the processes that lost the CPU: a process is
+  *marked* when its share is more than :data:`LOST_SHARE` below the
+  highest share of the benchmark's processes (the least disturbed one).
+  This only applies when the benchmark keeps the CPU (highest share >=
+  :data:`CPU_BOUND_SHARE`): code that sleeps, does I/O or waits for a child
+  program has a low share by nature.  With
+  ``--clock cpu`` the values already leave out the time off the CPU.
+* :func:`probe_ratio` compares the speed probe of two recordings: how much
+  slower or faster the machine itself ran while each was made.
+
+Must not: format text or print.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple, Sequence
+
+from perf.analysis.compare import Comparison
+from perf.analysis.statistics import median
+from perf.model.benchmark import Benchmark
+
+#: a process that spent this much less of its values' time on the CPU than
+#: the least disturbed process lost the CPU to something else
+LOST_SHARE = 0.05
+#: below this highest share, the benchmark gives the CPU away by itself
+CPU_BOUND_SHARE = 0.8
+
+
+class ProcessEvidence(NamedTuple):
+    """One worker process: its mean value and what it saw of the machine."""
+
+    mean: float
+    #: share of the values' wall time on the CPU (None: not recorded)
+    cpu_share: float | None
+    #: involuntary context switches during the values (None: not recorded)
+    switches: int | None
+    #: geometric mean of the speed probe before and after the values, seconds
+    probe: float | None
+
+
+class Interference(NamedTuple):
+    """How much of a recording was disturbed."""
+
+    processes: int
+    #: processes with a cpu_share (0: no evidence in the file)
+    measured: int
+    #: processes that lost more than LOST_SHARE of the CPU
+    marked: int
+    median_share: float | None
+    lowest_share: float | None
+    highest_share: float | None
+    switches: int
+    #: the spread of the speed probe between processes: highest / lowest
+    probe_spread: float | None
+    #: the values are CPU time (--clock cpu): the lost time is not in them
+    cpu_clock: bool
+
+    @property
+    def applies(self) -> bool:
+        """Whether marking means anything: evidence, wall clock, and code
+        that keeps the CPU when it can."""
+        return self.measured > 0 and not self.cpu_clock and (self.highest_share or 0.0) >= CPU_BOUND_SHARE
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def process_evidence(benchmark: Benchmark) -> list[ProcessEvidence]:
+    """The evidence of each run with values, in the order of the runs."""
+    evidence = []
+    for run in benchmark.get_runs():
+        if not run.values:
+            continue
+        share = _number(run._get("cpu_share"))
+        switches = _number(run._get("involuntary_switches"))
+        before, after = _number(run._get("speed_probe_before")), _number(run._get("speed_probe_after"))
+        probe = math.sqrt(before * after) if before and after and before > 0 and after > 0 else None
+        mean = math.fsum(run.values) / len(run.values)
+        evidence.append(ProcessEvidence(mean, share, None if switches is None else int(switches), probe))
+    return evidence
+
+
+def marked(evidence: Sequence[ProcessEvidence], cpu_clock: bool = False) -> list[bool]:
+    """For each process, whether it lost the CPU (see the module doc)."""
+    shares = [item.cpu_share for item in evidence if item.cpu_share is not None]
+    if cpu_clock or not shares or max(shares) < CPU_BOUND_SHARE:
+        return [False] * len(evidence)
+    limit = max(shares) - LOST_SHARE
+    return [item.cpu_share is not None and item.cpu_share < limit for item in evidence]
+
+
+def summarize(benchmark: Benchmark) -> Interference:
+    """How many processes lost the CPU, and how the speed probe varied."""
+    evidence = process_evidence(benchmark)
+    cpu_clock = benchmark.get_clock() == "cpu"
+    shares = [item.cpu_share for item in evidence if item.cpu_share is not None]
+    probes = [item.probe for item in evidence if item.probe is not None]
+    return Interference(
+        processes=len(evidence),
+        measured=len(shares),
+        marked=sum(marked(evidence, cpu_clock)),
+        median_share=median(shares) if shares else None,
+        lowest_share=min(shares) if shares else None,
+        highest_share=max(shares) if shares else None,
+        switches=sum(item.switches or 0 for item in evidence),
+        probe_spread=max(probes) / min(probes) if len(probes) >= 2 and min(probes) > 0 else None,
+        cpu_clock=cpu_clock,
+    )
+
+
+def probe_ratio(reference: Benchmark, changed: Benchmark) -> Comparison | None:
+    """The speed probe of *changed* against *reference*, as compare_to
+    compares values (ratio above 1: the machine ran slower while *changed*
+    was recorded), or None when either recording has fewer than 2 probes."""
+    from perf.analysis.compare import compare_process_means
+
+    ref, new = ([item.probe for item in process_evidence(bench) if item.probe] for bench in (reference, changed))
+    if len(ref) < 2 or len(new) < 2:
+        return None
+    return compare_process_means(ref, new)
+
+
+#: correct for the machine's speed only when the probe itself differs
+#: between the recordings (its interval excludes 1): on a quiet machine
+#: the comparison then stays as it was, with no power lost to the probe's
+#: own noise (bench/busy_compare.py)
+CORRECT_ONLY_SHIFTED_MACHINE = True
+
+
+def _corrected_means(evidence: Sequence[ProcessEvidence], cpu_time: bool) -> list[float]:
+    if not cpu_time:
+        return [item.mean for item in evidence]
+    return [item.mean * item.cpu_share if item.cpu_share else item.mean for item in evidence]
+
+
+def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) -> Comparison | None:
+    """Compare two separate recordings with the evidence their workers
+    left of a busy machine, or None when either lacks it (pyperf files,
+    older perf files: the plain comparison applies).
+
+    * Time off the CPU: when the benchmark keeps the CPU (highest CPU share
+      >= 80 %) and was timed with the wall clock, each process mean is
+      multiplied by its CPU share: the time other processes took is left
+      out (what ``--clock cpu`` measures directly).
+    * The machine's speed: the speed probes of the two recordings are
+      compared as values are; when the probe's interval excludes 1, the
+      ratio is divided by the probe's ratio and the two standard errors add
+      in quadrature (degrees of freedom: the smaller of the two).
+
+    The returned Comparison carries an :class:`~perf.analysis.compare.Adjustment`.
+    """
+    from perf.analysis import compare
+
+    sides = [process_evidence(benchmark) for benchmark in (reference, changed)]
+    if any(len(side) < 2 or any(item.cpu_share is None or item.probe is None for item in side) for side in sides):
+        return None
+    cpu_clock = reference.get_clock() == "cpu"
+    shares = [item.cpu_share for side in sides for item in side if item.cpu_share is not None]
+    cpu_time = not cpu_clock and max(shares) >= CPU_BOUND_SHARE
+    plain = compare.compare_process_means([item.mean for item in sides[0]], [item.mean for item in sides[1]], margin)
+    comparison = compare.compare_process_means(
+        _corrected_means(sides[0], cpu_time), _corrected_means(sides[1], cpu_time), margin
+    )
+    machine = compare.compare_process_means(
+        [item.probe for item in sides[0] if item.probe], [item.probe for item in sides[1] if item.probe]
+    )
+    corrected = machine.different or not CORRECT_ONLY_SHIFTED_MACHINE
+    if corrected:
+        difference = math.log(comparison.ratio) - math.log(machine.ratio)
+        error = math.hypot(comparison.standard_error, machine.standard_error)
+        comparison = compare.t_comparison(
+            difference,
+            error,
+            min(comparison.df, machine.df),
+            variances=comparison.standard_error**2 * len(sides[0]) + machine.standard_error**2 * len(sides[0]),
+            counts=(len(sides[0]), len(sides[1])),
+            levels=(margin, comparison.confidence),
+            method=comparison.method,
+        )
+    adjustment = compare.Adjustment(
+        marked=(sum(marked(sides[0], cpu_clock)), sum(marked(sides[1], cpu_clock))),
+        processes=(len(sides[0]), len(sides[1])),
+        cpu_time=cpu_time,
+        machine=(machine.ratio, machine.low, machine.high),
+        machine_corrected=corrected,
+        raw_ratio=plain.ratio,
+    )
+    return comparison._replace(adjustment=adjustment)

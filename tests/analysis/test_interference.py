@@ -1,0 +1,226 @@
+"""perf.analysis.interference on synthetic recordings: a clean one, a load
+that shifts a whole recording, a load that hits single processes."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from perf.analysis import compare
+from perf.analysis.benchmarks import compare_benchmarks
+from perf.analysis.checks import Check, check_benchmark
+from perf.analysis.interference import compare_recordings, marked, probe_ratio, process_evidence, summarize
+from perf.model.benchmark import Benchmark
+from perf.model.run import Run
+
+PROBE = 1e-4
+
+
+def jitter(index: int, scale: float) -> float:
+    """A deterministic spread around 1 (about +-scale)."""
+    return 1.0 + scale * (((index * 7919) % 13) - 6) / 6
+
+
+def recording(
+    processes: int = 20,
+    *,
+    speed: float = 1.0,
+    machine: float = 1.0,
+    hit: dict[int, float] | None = None,
+    seed: int = 0,
+    evidence: bool = True,
+    **metadata: Any,
+) -> Benchmark:
+    """*speed*: the code's time; *machine*: how much slower the machine ran
+    (values and probe alike); *hit*: process -> share of the CPU it kept
+    (its values take 1/share longer)."""
+    runs = []
+    for process in range(processes):
+        share = (hit or {}).get(process, 0.999)
+        base = speed * machine * jitter(process + seed, 0.004) / (share / 0.999)
+        values = [base * jitter(process * 3 + k + seed, 0.002) for k in range(3)]
+        run_metadata: dict[str, Any] = {"name": "bench", **metadata}
+        if evidence:
+            probe = PROBE * machine * jitter(process * 5 + seed + 1, 0.004)
+            run_metadata.update(
+                cpu_share=share,
+                involuntary_switches=0 if share > 0.99 else 40,
+                speed_probe_before=probe,
+                speed_probe_after=probe,
+            )
+        runs.append(Run(values, warmups=[(1, base)], metadata=run_metadata, collect_metadata=False))
+    return Benchmark(runs)
+
+
+# -- clean recordings -------------------------------------------------------------
+
+
+def test_a_clean_recording_is_not_flagged():
+    benchmark = recording()
+    summary = summarize(benchmark)
+    assert (summary.processes, summary.measured, summary.marked) == (20, 20, 0)
+    assert summary.applies
+    assert summary.probe_spread == pytest.approx(1.008, abs=0.002)
+    assert not [check for check in check_benchmark(benchmark) if check.code == "lost_cpu"]
+
+
+def test_clean_recordings_are_compared_as_before():
+    reference, changed = recording(), recording(seed=5)
+    adjusted = compare_recordings(reference, changed, 0.01)
+    assert adjusted is not None and adjusted.adjustment is not None
+    plain = compare.compare_process_means(reference.get_process_means(), changed.get_process_means())
+    assert not adjusted.adjustment.machine_corrected  # the probe did not move
+    assert adjusted.adjustment.marked == (0, 0)
+    assert adjusted.ratio == pytest.approx(plain.ratio, rel=1e-9)  # the shares are all equal
+    assert (adjusted.low, adjusted.high) == pytest.approx((plain.low, plain.high), rel=1e-9)
+
+
+def test_a_real_change_on_a_clean_machine_is_found():
+    comparison = compare_benchmarks(recording(), recording(speed=1.05, seed=5))
+    assert comparison.verdict == compare.SLOWER
+    assert comparison.ratio == pytest.approx(1.05, rel=0.01)
+    assert comparison.adjustment is not None and not comparison.adjustment.machine_corrected
+
+
+# -- a load that shifts a whole recording -----------------------------------------------
+
+
+def test_a_machine_that_ran_slower_during_one_recording_is_corrected():
+    reference, changed = recording(), recording(machine=1.06, seed=5)
+    plain = compare.compare_process_means(reference.get_process_means(), changed.get_process_means())
+    assert plain.verdict == compare.SLOWER  # what compare_to said before
+    comparison = compare_benchmarks(reference, changed)
+    adjustment = comparison.adjustment
+    assert adjustment is not None and adjustment.machine_corrected
+    assert adjustment.machine is not None and adjustment.machine[0] == pytest.approx(1.06, rel=0.005)
+    assert adjustment.raw_ratio == pytest.approx(plain.ratio)
+    assert comparison.ratio == pytest.approx(1.0, abs=0.005)
+    assert comparison.verdict not in compare.DIFFERENT
+    # the probe's uncertainty widens the interval
+    assert comparison.standard_error > plain.standard_error
+
+
+def test_a_real_change_on_a_machine_that_ran_slower_is_still_found():
+    comparison = compare_benchmarks(recording(), recording(speed=1.10, machine=1.06, seed=5))
+    assert comparison.verdict == compare.SLOWER
+    assert comparison.ratio == pytest.approx(1.10, rel=0.01)
+
+
+def test_probe_ratio():
+    ratio = probe_ratio(recording(), recording(machine=0.95, seed=3))
+    assert ratio is not None and ratio.ratio == pytest.approx(0.95, rel=0.005)
+    assert probe_ratio(recording(), recording(evidence=False)) is None
+
+
+# -- a load that hits single processes ----------------------------------------------------
+
+
+def test_processes_that_lost_the_cpu_are_marked_and_their_lost_time_left_out():
+    hit = {2: 0.75, 7: 0.8, 11: 0.7, 15: 0.85}
+    reference, changed = recording(), recording(hit=hit, seed=5)
+    evidence = process_evidence(changed)
+    assert marked(evidence) == [process in hit for process in range(20)]
+    plain = compare.compare_process_means(reference.get_process_means(), changed.get_process_means())
+    assert plain.ratio > 1.05  # the lost time made it look slower
+    comparison = compare_benchmarks(reference, changed)
+    assert comparison.adjustment is not None
+    assert comparison.adjustment.marked == (0, 4)
+    assert comparison.adjustment.cpu_time
+    assert comparison.ratio == pytest.approx(1.0, abs=0.005)
+    assert comparison.verdict not in compare.DIFFERENT
+    assert Check("lost_cpu", (4, 20, 160)) in check_benchmark(changed)
+
+
+def test_code_that_gives_the_cpu_away_is_never_marked():
+    # a benchmark that waits (a child program, sleep): low shares by nature
+    shares = {process: 0.02 + 0.01 * (process % 3) for process in range(20)}
+    benchmark = recording(hit=shares)
+    assert not summarize(benchmark).applies
+    assert summarize(benchmark).marked == 0
+    comparison = compare_recordings(benchmark, recording(hit=shares, seed=5), 0.01)
+    assert comparison is not None and comparison.adjustment is not None
+    assert not comparison.adjustment.cpu_time
+
+
+def test_cpu_clock_values_are_not_corrected_again():
+    reference = recording(clock="cpu")
+    changed = recording(hit={1: 0.5}, seed=5, clock="cpu")
+    assert not summarize(changed).applies
+    comparison = compare_recordings(reference, changed, 0.01)
+    assert comparison is not None and comparison.adjustment is not None
+    assert not comparison.adjustment.cpu_time
+
+
+# -- files without the evidence -----------------------------------------------------------
+
+
+def test_files_without_evidence_get_the_plain_comparison():
+    reference, changed = recording(evidence=False), recording(machine=1.06, seed=5, evidence=False)
+    assert compare_recordings(reference, changed, 0.01) is None
+    comparison = compare_benchmarks(reference, changed)
+    assert comparison.adjustment is None
+    assert comparison.verdict == compare.SLOWER  # nothing to correct with
+    summary = summarize(reference)
+    assert (summary.measured, summary.marked, summary.probe_spread) == (0, 0, None)
+    assert not summary.applies
+
+
+def test_one_side_without_evidence_gets_the_plain_comparison():
+    assert compare_benchmarks(recording(), recording(seed=5, evidence=False)).adjustment is None
+
+
+def test_interleaved_runs_stay_paired():
+    def interleaved(speed: float) -> Benchmark:
+        runs = [
+            Run(
+                [speed * jitter(pair, 0.01)] * 2,
+                metadata={
+                    "name": "bench",
+                    "ab_pair": pair,
+                    "ab_seed": 7,
+                    "cpu_share": 0.999,
+                    "speed_probe_before": PROBE,
+                    "speed_probe_after": PROBE,
+                },
+                collect_metadata=False,
+            )
+            for pair in range(10)
+        ]
+        return Benchmark(runs)
+
+    comparison = compare_benchmarks(interleaved(1.0), interleaved(1.02))
+    assert comparison.paired and comparison.adjustment is None
+    assert math.isclose(comparison.ratio, 1.02, rel_tol=1e-9)
+
+
+# -- what the user reads --------------------------------------------------------------------
+
+
+def test_compare_to_says_what_it_corrected():
+    from perf.render.compare import format_adjustment
+
+    comparison = compare_benchmarks(recording(hit={3: 0.7}), recording(machine=1.06, seed=5))
+    lines = format_adjustment(comparison, "a.json", "b.json")
+    assert lines[0] == (
+        "busy machine: 1 of 20 processes of a.json and 0 of 20 of b.json lost the CPU to other processes; "
+        "their time off the CPU is left out"
+    )
+    assert lines[1].startswith(
+        "busy machine: the machine ran 6.0% slower while b.json was recorded (speed probe: 1.060x ["
+    )
+    assert lines[1].endswith(f"]); the ratio is corrected for it ({comparison.adjustment.raw_ratio:.3f}x before)")
+    assert format_adjustment(compare_benchmarks(recording(), recording(seed=5)), "a", "b") == []
+
+
+def test_stats_report_the_interference():
+    from perf.render.stats import format_process_stats
+
+    lines = format_process_stats(recording(hit={3: 0.7, 4: 0.9}))
+    assert lines[-2] == (
+        "CPU share of the values: median 99.9%, lowest 70.0%; 80 involuntary context switches; "
+        "2 of 20 processes lost more than 5% to other processes"
+    )
+    assert lines[-1].startswith("Speed probe: the slowest process saw the machine ")
+    assert not any("CPU share" in line for line in format_process_stats(recording(evidence=False)))
