@@ -213,6 +213,16 @@ def _mean_lines(entry: Entry, context: Context) -> list[str]:
     return lines
 
 
+def adjustment_lines(entries: Sequence[Entry], titles: Sequence[str]) -> list[str]:
+    """What each comparison of separate recordings corrected for a busy
+    machine, named after its benchmark (the HTML report lists them)."""
+    lines: list[str] = []
+    for entry in entries:
+        for title, comparison in zip(titles[1:], entry.comparisons):
+            lines.extend(f"{entry.name}: {line}" for line in text.format_adjustment(comparison, titles[0], title))
+    return lines
+
+
 def _win_rate(reference: Benchmark, changed: Benchmark) -> str | None:
     paired = paired_process_means(reference, changed)
     if paired is not None:

@@ -104,7 +104,10 @@ def _summary(suites: Sequence[BenchmarkSuite], titles: Sequence[str], args: argp
     entries = compare_to.comparison_entries(suites, args, margin)
     means = compare_to.geometric_means(entries, margin)
     notes = [*compare_to.chance_lines(entries), *compare_to.ignored_lines(suites, entries, args.benchmarks)]
-    warnings = compare_to.environment_warnings(suites, titles, entries)
+    warnings = [
+        *compare_to.environment_warnings(suites, titles, entries),
+        *compare_to.adjustment_lines(entries, titles),
+    ]
     compared = [html.ComparedBenchmark(e.name, e.reference, e.changed, e.comparisons) for e in entries]
     return html.Summary(compared, means, margin, notes, warnings)
 

@@ -229,3 +229,34 @@ def test_real_report(tmp_path, capsys):
     assert result == (0, wrote(output), "")
     tree = parse(output)
     assert len(list(tree.iter("img"))) == 3
+
+
+def _busy_recording(path, machine, hit=()):
+    from perf.model.benchmark import Benchmark
+    from perf.model.run import Run
+    from perf.storage.files import dump
+
+    runs = []
+    for process in range(10):
+        share = 0.7 if process in hit else 0.999
+        value = 1e-6 * machine * (1 + 0.002 * (process % 3)) / (share / 0.999)
+        probe = 1e-4 * machine * (1 + 0.002 * (process % 4))
+        metadata = {"name": "loop", "cpu_share": share, "speed_probe_before": probe, "speed_probe_after": probe}
+        runs.append(Run([value, value * 1.001], metadata=metadata, collect_metadata=False))
+    dump(Benchmark(runs), str(path))
+    return str(path)
+
+
+def test_report_says_what_a_busy_machine_corrected(tmp_path, capsys, fake_figures):
+    reference = _busy_recording(tmp_path / "a.json", 1.0, hit=(2,))
+    changed = _busy_recording(tmp_path / "b.json", 1.06)
+    output = tmp_path / "report.html"
+    assert run(capsys, "report", reference, changed, "-o", str(output))[0] == 0
+    notes = [item.text for item in parse(output).iter("li")]
+    assert (
+        "loop: busy machine: 1 of 10 processes of a and 0 of 10 of b lost the CPU to other processes; "
+        "their time off the CPU is left out" in notes
+    )
+    assert any(
+        note.startswith("loop: busy machine: the machine ran 6.0% slower while b was recorded") for note in notes
+    )
