@@ -180,3 +180,26 @@ def test_pyperf_reads_and_merges_cpu_clock_runs(pyperf, tmp_path):
     wall = pyperf.Benchmark([pyperf.Run([1e-3, 2e-3], metadata={"name": "b"}, collect_metadata=False)])
     wall.add_runs(loaded)
     assert wall.get_nrun() == 2
+
+
+@pytest.mark.pyperf
+def test_pyperf_reads_the_busy_machine_evidence_and_the_loop_overhead(pyperf, tmp_path):
+    """The keys perf's workers add (issues 13 and 14) are additive: pyperf
+    loads them as plain metadata and computes the same statistics."""
+    metadata = {
+        "name": "b",
+        "unit": "second",
+        "loop_overhead": 3.5e-9,
+        "cpu_share": 0.9987,
+        "involuntary_switches": 3,
+        "speed_probe_before": 1.02e-4,
+        "speed_probe_after": 1.01e-4,
+    }
+    runs = [perf.Run([1e-6 * (1 + k / 100), 1.01e-6], metadata=metadata, collect_metadata=False) for k in range(3)]
+    bench = perf.Benchmark(runs)
+    path = tmp_path / "busy.json"
+    bench.dump(str(path))
+    loaded = pyperf.Benchmark.load(str(path))
+    assert loaded.get_metadata() == bench.get_metadata()
+    assert loaded.get_unit() == "second"
+    assert loaded.mean() == pytest.approx(bench.mean(), rel=1e-12)
