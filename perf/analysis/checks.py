@@ -51,9 +51,9 @@ perf's process-level checks (design notes R8 and R9, ``statistics.md``):
     values: ``((kind, count), ...)``, most frequent first
 ``lost_cpu``
     runs carry ``cpu_share`` (a worker's share of its values' wall time on
-    the CPU), the benchmark keeps the CPU (median share >= 80 %, wall
+    the CPU), the benchmark keeps the CPU (highest share >= 95 %, wall
     clock), and some processes spent more than 5 % less of their time on
-    the CPU than the median one: other processes took it (a busy machine).
+    the CPU than the least disturbed one: other processes took it (a busy machine).
     values: ``(marked, nprocesses_with_the_key, involuntary_switches)``
 ``loop_overhead``
     runs carry ``loop_overhead`` (the empty timing loop, timed once per

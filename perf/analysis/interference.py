@@ -33,7 +33,8 @@ from perf.model.benchmark import Benchmark
 #: the least disturbed process lost the CPU to something else
 LOST_SHARE = 0.05
 #: below this highest share, the benchmark gives the CPU away by itself
-CPU_BOUND_SHARE = 0.8
+#: (sleeps, I/O, a child program): its time off the CPU is its own
+CPU_BOUND_SHARE = 0.95
 
 
 class ProcessEvidence(NamedTuple):
@@ -149,10 +150,13 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
     left of a busy machine, or None when either lacks it (pyperf files,
     older perf files: the plain comparison applies).
 
-    * Time off the CPU: when the benchmark keeps the CPU (highest CPU share
-      >= 80 %) and was timed with the wall clock, each process mean is
+    * Time off the CPU: on each side where the benchmark keeps the CPU
+      (its least disturbed process spent >= 95 % of its values' time on
+      it) and was timed with the wall clock, each process mean is
       multiplied by its CPU share: the time other processes took is left
-      out (what ``--clock cpu`` measures directly).
+      out (what ``--clock cpu`` measures directly).  A side whose code
+      waits by itself (I/O, sleep, a child program) keeps its wall times:
+      a change that makes the code wait stays visible.
     * The machine's speed: the speed probes of the two recordings are
       compared as values are; when the probe's interval excludes 1, the
       ratio is divided by the probe's ratio and the two standard errors add
@@ -166,11 +170,12 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
     if any(len(side) < 2 or any(item.cpu_share is None or item.probe is None for item in side) for side in sides):
         return None
     cpu_clock = reference.get_clock() == "cpu"
-    shares = [item.cpu_share for side in sides for item in side if item.cpu_share is not None]
-    cpu_time = not cpu_clock and max(shares) >= CPU_BOUND_SHARE
+    # each side on its own: a change that makes the code wait (I/O, a
+    # sleep) lowers every share of its side, and that time is the code's
+    keeps_cpu = [not cpu_clock and max(item.cpu_share or 0.0 for item in side) >= CPU_BOUND_SHARE for side in sides]
     plain = compare.compare_process_means([item.mean for item in sides[0]], [item.mean for item in sides[1]], margin)
     comparison = compare.compare_process_means(
-        _corrected_means(sides[0], cpu_time), _corrected_means(sides[1], cpu_time), margin
+        _corrected_means(sides[0], keeps_cpu[0]), _corrected_means(sides[1], keeps_cpu[1]), margin
     )
     machine = compare.compare_process_means(
         [item.probe for item in sides[0] if item.probe], [item.probe for item in sides[1] if item.probe]
@@ -191,7 +196,7 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
     adjustment = compare.Adjustment(
         marked=(sum(marked(sides[0], cpu_clock)), sum(marked(sides[1], cpu_clock))),
         processes=(len(sides[0]), len(sides[1])),
-        cpu_time=cpu_time,
+        cpu_time=any(keeps_cpu),
         machine=(machine.ratio, machine.low, machine.high),
         machine_corrected=corrected,
         raw_ratio=plain.ratio,

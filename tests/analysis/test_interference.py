@@ -224,3 +224,12 @@ def test_stats_report_the_interference():
     )
     assert lines[-1].startswith("Speed probe: the slowest process saw the machine ")
     assert not any("CPU share" in line for line in format_process_stats(recording(evidence=False)))
+
+
+def test_a_change_that_makes_the_code_wait_stays_visible():
+    # B sleeps 40 % of its time: every share of B is low, and that time is B's
+    waiting = {process: 0.6 for process in range(20)}
+    comparison = compare_benchmarks(recording(), recording(hit=waiting, seed=5))
+    assert comparison.verdict == compare.SLOWER
+    assert comparison.ratio == pytest.approx(0.999 / 0.6, rel=0.01)
+    assert comparison.adjustment is not None and comparison.adjustment.cpu_time  # A's side only
