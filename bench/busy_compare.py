@@ -295,31 +295,12 @@ def method_batches(reference, changed, cpu=False):
     return _comparison(difference, error, df, (len(records(reference)), len(records(changed))))
 
 
-def method_probe_guard(reference, changed):
-    """Today's verdict, but inconclusive when the probe says the machine
-    itself changed speed between the recordings by more than the margin
-    in the direction of the claimed difference."""
-    from perf.analysis import compare
-
-    today = method_today(reference, changed)
-    if today.verdict not in compare.DIFFERENT:
-        return today
-    probes = compare.compare_process_means(
-        [probe for _, _, probe in records(reference)], [probe for _, _, probe in records(changed)]
-    )
-    if probes.verdict in compare.DIFFERENT and (probes.ratio > 1) == (today.ratio > 1):
-        return today._replace(verdict=compare.INCONCLUSIVE)
-    return today
-
-
 def method_probe_corrected(reference, changed, cpu=True):
     """The log ratio minus the probe's log ratio (slope 1), the two
     standard errors added in quadrature."""
     ref, new = records(reference), records(changed)
     bench = method_cpu_time(reference, changed) if cpu else method_today(reference, changed)
-    from perf.analysis import compare
-
-    probe = compare.compare_process_means([p for _, _, p in ref], [p for _, _, p in new])
+    probe = probe_comparison(reference, changed)
     difference = math.log(bench.ratio) - math.log(probe.ratio)
     error = math.hypot(bench.standard_error, probe.standard_error)
     df = min(bench.df, probe.df)
@@ -337,16 +318,24 @@ def method_probe_corrected_if_shifted(reference, changed):
     return method_cpu_time(reference, changed)
 
 
-def method_probe_guard_cpu(reference, changed):
-    """CPU-time verdict, inconclusive when the probe moved the same way."""
+def probe_comparison(reference, changed):
     from perf.analysis import compare
 
-    verdict = method_cpu_time(reference, changed)
-    if verdict.verdict not in compare.DIFFERENT:
-        return verdict
-    probes = compare.compare_process_means(
+    return compare.compare_process_means(
         [probe for _, _, probe in records(reference)], [probe for _, _, probe in records(changed)]
     )
+
+
+def method_probe_guard(reference, changed, base=None):
+    """*base*'s verdict (today's by default), but inconclusive when the
+    probe says the machine itself changed speed between the recordings in
+    the direction of the claimed difference."""
+    from perf.analysis import compare
+
+    verdict = (base or method_today)(reference, changed)
+    if verdict.verdict not in compare.DIFFERENT:
+        return verdict
+    probes = probe_comparison(reference, changed)
     if probes.verdict in compare.DIFFERENT and (probes.ratio > 1) == (verdict.ratio > 1):
         return verdict._replace(verdict=compare.INCONCLUSIVE)
     return verdict
@@ -361,7 +350,7 @@ METHODS = {
     "batch means": method_batches,
     "batch means + cpu time": lambda r, c: method_batches(r, c, cpu=True),
     "probe guard": method_probe_guard,
-    "probe guard + cpu time": method_probe_guard_cpu,
+    "probe guard + cpu time": lambda r, c: method_probe_guard(r, c, base=method_cpu_time),
     "probe corrected + cpu time": method_probe_corrected,
     "probe corrected": lambda r, c: method_probe_corrected(r, c, cpu=False),
     "cpu time, probe corr. if shifted": method_probe_corrected_if_shifted,
@@ -387,10 +376,28 @@ def details(pairs) -> None:
             )
 
 
+def real_ratios(folders: list[str]) -> None:
+    """B3/A and B10/A over every recording (CPU-time process means, median
+    of each side): the load averages out."""
+    import statistics
+
+    import perf
+
+    sides: dict[str, list[float]] = {side: [] for side in SIDES}
+    for folder in folders:
+        for entry in read_manifest(folder):
+            benchmark = perf.Benchmark.load(os.path.join(folder, str(entry["file"])))
+            sides[str(entry["side"])].extend(mean * share for mean, share, _ in records(benchmark))
+    reference = statistics.median(sides["A"])
+    ratios = ", ".join(f"{side}/A {statistics.median(sides[side]) / reference:.3f}" for side in ("B3", "B10"))
+    print(f"Real work ratios (median CPU-time process means of all recordings): {ratios}")
+
+
 def analyze(args: argparse.Namespace) -> None:
     from perf.analysis.compare import DIFFERENT
 
     pairs = load_pairs(args.folders)
+    real_ratios(args.folders)
     if args.details:
         details(pairs)
     for mode in MODES:

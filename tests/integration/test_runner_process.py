@@ -21,6 +21,7 @@ import pytest
 
 from perf.measure.manager import pair_order
 from perf.measure.options import python_labels
+from perf.model.metadata import CHECKED_KEYS
 from perf.storage.files import load, load_benchmark
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
@@ -904,19 +905,7 @@ def test_probe_of_this_interpreter():
     assert probe.implementation == sys.implementation.name
     assert probe.metadata["python_executable"] == sys.executable
     assert probe.metadata["python_implementation"]
-    assert set(probe.metadata) <= {
-        "aslr",
-        "cpu_count",
-        "cpu_model_name",
-        "hostname",
-        "inner_loops",
-        "name",
-        "platform",
-        "python_executable",
-        "python_implementation",
-        "python_version",
-        "unit",
-    }
+    assert set(probe.metadata) <= set(CHECKED_KEYS)
 
 
 def test_timeit_with_the_cpu_clock(tmp_path):
