@@ -226,6 +226,11 @@ def format_adjustment(comparison: Comparison, reference_title: str, changed_titl
             f"(speed probe: {ratio:.3f}x [{low:.3f}x .. {high:.3f}x]); the ratio is corrected for it "
             f"({adjustment.raw_ratio:.3f}x before)"
         )
+        if comparison.verdict == INCONCLUSIVE:
+            lines.append(
+                "busy machine: an interleaved run settles it: --compare-to runs both sides in alternation, "
+                "so the load hits both"
+            )
     return lines
 
 

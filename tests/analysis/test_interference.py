@@ -233,3 +233,15 @@ def test_a_change_that_makes_the_code_wait_stays_visible():
     assert comparison.verdict == compare.SLOWER
     assert comparison.ratio == pytest.approx(0.999 / 0.6, rel=0.01)
     assert comparison.adjustment is not None and comparison.adjustment.cpu_time  # A's side only
+
+
+def test_an_inconclusive_corrected_comparison_points_to_an_interleaved_run():
+    from perf.render.compare import format_adjustment
+
+    # a small real change hidden by a machine that ran slower, on few processes
+    comparison = compare_benchmarks(recording(4), recording(4, speed=1.004, machine=1.05, seed=5))
+    assert comparison.adjustment is not None and comparison.adjustment.machine_corrected
+    assert comparison.verdict == compare.INCONCLUSIVE
+    assert format_adjustment(comparison, "a", "b")[-1] == (
+        "busy machine: an interleaved run settles it: --compare-to runs both sides in alternation, so the load hits both"
+    )
