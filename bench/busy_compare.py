@@ -341,7 +341,21 @@ def method_probe_guard(reference, changed, base=None):
     return verdict
 
 
+def method_pyperf(reference, changed):
+    """pyperf 2.10's compare_to: a t-test on all values (run the analysis
+    with an interpreter that has pyperf to see this row)."""
+    from pyperf._utils import is_significant
+
+    from perf.analysis import compare
+
+    significant, _score = is_significant(reference.get_values(), changed.get_values())
+    ratio = changed.mean() / reference.mean()
+    verdict = (compare.SLOWER if ratio > 1 else compare.FASTER) if significant else compare.INCONCLUSIVE
+    return compare.Comparison(ratio, ratio, ratio, 0.95, verdict, 0, 0, math.nan)
+
+
 METHODS = {
+    "pyperf compare_to (t-test on values)": method_pyperf,
     "today (Welch, log process means)": method_today,
     "compare_to now": method_current,
     "cpu time (mean x cpu share)": method_cpu_time,
@@ -395,6 +409,11 @@ def real_ratios(folders: list[str]) -> None:
 
 def analyze(args: argparse.Namespace) -> None:
     from perf.analysis.compare import DIFFERENT
+
+    try:
+        import pyperf  # noqa: F401
+    except ImportError:
+        METHODS.pop("pyperf compare_to (t-test on values)")
 
     pairs = load_pairs(args.folders)
     real_ratios(args.folders)
