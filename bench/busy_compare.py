@@ -341,6 +341,20 @@ def method_probe_guard(reference, changed, base=None):
     return verdict
 
 
+def method_probe_shrunk(reference, changed):
+    """CPU time; the probe correction shrunk by how clearly the probe moved:
+    weight w = d_p^2 / (d_p^2 + se_p^2) (no correction for a probe shift
+    within its noise, full correction for a clear one); variance adds
+    w^2 se_p^2."""
+    bench = method_cpu_time(reference, changed)
+    probe = probe_comparison(reference, changed)
+    shift = math.log(probe.ratio)
+    weight = shift**2 / (shift**2 + probe.standard_error**2) if probe.standard_error else 1.0
+    difference = math.log(bench.ratio) - weight * shift
+    error = math.hypot(bench.standard_error, weight * probe.standard_error)
+    return _comparison(difference, error, min(bench.df, probe.df), (bench.reference_processes, bench.changed_processes))
+
+
 def method_pyperf(reference, changed):
     """pyperf 2.10's compare_to: a t-test on all values (run the analysis
     with an interpreter that has pyperf to see this row)."""
@@ -368,6 +382,7 @@ METHODS = {
     "probe corrected + cpu time": method_probe_corrected,
     "probe corrected": lambda r, c: method_probe_corrected(r, c, cpu=False),
     "cpu time, probe corr. if shifted": method_probe_corrected_if_shifted,
+    "cpu time, probe corr. shrunk": method_probe_shrunk,
 }
 
 

@@ -86,10 +86,14 @@ class Adjustment(NamedTuple):
     #: probe: above 1, the machine ran slower while the changed side was
     #: recorded), with its interval; None without probes on both sides
     machine: tuple[float, float, float] | None
-    #: the ratio was divided by the machine's
-    machine_corrected: bool
+    #: the share of the machine's log ratio taken out of the ratio (0: none)
+    machine_weight: float
     #: the ratio before any correction
     raw_ratio: float
+
+    @property
+    def machine_corrected(self) -> bool:
+        return self.machine_weight > 0
 
 
 class Comparison(NamedTuple):

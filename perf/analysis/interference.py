@@ -132,11 +132,20 @@ def probe_ratio(reference: Benchmark, changed: Benchmark) -> Comparison | None:
     return compare_process_means(ref, new)
 
 
-#: correct for the machine's speed only when the probe itself differs
-#: between the recordings (its interval excludes 1): on a quiet machine
-#: the comparison then stays as it was, with no power lost to the probe's
-#: own noise (bench/busy_compare.py)
-CORRECT_ONLY_SHIFTED_MACHINE = True
+#: a machine correction smaller than this (log ratio) is not reported
+NEGLIGIBLE_CORRECTION = 0.001
+
+
+def machine_weight(shift: float, standard_error: float) -> float:
+    """How much of the probe's shift (a log ratio) to correct for: its
+    signal-to-noise share ``shift^2 / (shift^2 + se^2)``.  A shift well
+    beyond the probe's noise is corrected in full; one within its noise
+    hardly at all, so a quiet machine keeps its precision (empirical-Bayes
+    shrinkage; bench/busy_compare.py compared it with always and with only
+    when the probe's interval excludes 1)."""
+    if standard_error <= 0:
+        return 1.0 if shift else 0.0
+    return shift * shift / (shift * shift + standard_error * standard_error)
 
 
 def _corrected_means(evidence: Sequence[ProcessEvidence], cpu_time: bool) -> list[float]:
@@ -158,9 +167,10 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
       waits by itself (I/O, sleep, a child program) keeps its wall times:
       a change that makes the code wait stays visible.
     * The machine's speed: the speed probes of the two recordings are
-      compared as values are; when the probe's interval excludes 1, the
-      ratio is divided by the probe's ratio and the two standard errors add
-      in quadrature (degrees of freedom: the smaller of the two).
+      compared as values are, and the log ratio is corrected by the
+      probe's log ratio times :func:`machine_weight` (how clearly the probe
+      moved); the probe's standard error, times the same weight, adds in
+      quadrature (degrees of freedom: the smaller of the two).
 
     The returned Comparison carries an :class:`~perf.analysis.compare.Adjustment`.
     """
@@ -180,25 +190,28 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
     machine = compare.compare_process_means(
         [item.probe for item in sides[0] if item.probe], [item.probe for item in sides[1] if item.probe]
     )
-    corrected = machine.different or not CORRECT_ONLY_SHIFTED_MACHINE
-    if corrected:
-        difference = math.log(comparison.ratio) - math.log(machine.ratio)
-        error = math.hypot(comparison.standard_error, machine.standard_error)
+    shift = math.log(machine.ratio)
+    weight = machine_weight(shift, machine.standard_error)
+    difference = math.log(comparison.ratio) - weight * shift
+    error = math.hypot(comparison.standard_error, weight * machine.standard_error)
+    if weight * abs(shift) >= NEGLIGIBLE_CORRECTION:
         comparison = compare.t_comparison(
             difference,
             error,
             min(comparison.df, machine.df),
-            variances=comparison.standard_error**2 * len(sides[0]) + machine.standard_error**2 * len(sides[0]),
+            variances=error**2 * len(sides[0]),
             counts=(len(sides[0]), len(sides[1])),
             levels=(margin, comparison.confidence),
             method=comparison.method,
         )
+    else:
+        weight = 0.0
     adjustment = compare.Adjustment(
         marked=(sum(marked(sides[0], cpu_clock)), sum(marked(sides[1], cpu_clock))),
         processes=(len(sides[0]), len(sides[1])),
         cpu_time=any(keeps_cpu),
         machine=(machine.ratio, machine.low, machine.high),
-        machine_corrected=corrected,
+        machine_weight=weight,
         raw_ratio=plain.ratio,
     )
     return comparison._replace(adjustment=adjustment)

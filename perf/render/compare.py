@@ -207,7 +207,7 @@ def format_adjustment(comparison: Comparison, reference_title: str, changed_titl
         the CPU to other processes; their time off the CPU is left out
         busy machine: the machine ran 5.2% slower while b.json was recorded
         (speed probe: 1.052x [1.021x .. 1.084x]); the ratio is corrected for
-        it (1.060x before)
+        89% of it, as far as the probe is sure (1.060x before)
     """
     adjustment = comparison.adjustment
     if adjustment is None:
@@ -223,8 +223,8 @@ def format_adjustment(comparison: Comparison, reference_title: str, changed_titl
         ratio, low, high = adjustment.machine
         lines.append(
             f"busy machine: the machine ran {_percent_change(ratio)} while {changed_title} was recorded "
-            f"(speed probe: {ratio:.3f}x [{low:.3f}x .. {high:.3f}x]); the ratio is corrected for it "
-            f"({adjustment.raw_ratio:.3f}x before)"
+            f"(speed probe: {ratio:.3f}x [{low:.3f}x .. {high:.3f}x]); the ratio is corrected for "
+            f"{adjustment.machine_weight:.0%} of it, as far as the probe is sure ({adjustment.raw_ratio:.3f}x before)"
         )
         if comparison.verdict == INCONCLUSIVE:
             lines.append(

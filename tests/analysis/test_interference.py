@@ -108,6 +108,16 @@ def test_a_real_change_on_a_machine_that_ran_slower_is_still_found():
     assert comparison.ratio == pytest.approx(1.10, rel=0.01)
 
 
+def test_the_machine_correction_is_shrunk_by_the_probe_noise():
+    from perf.analysis.interference import machine_weight
+
+    assert machine_weight(0.05, 0.0) == 1.0
+    assert machine_weight(0.0, 0.0) == 0.0
+    assert machine_weight(0.03, 0.01) == pytest.approx(0.9)  # a clear shift: nearly all of it
+    assert machine_weight(0.01, 0.01) == pytest.approx(0.5)
+    assert machine_weight(0.002, 0.01) == pytest.approx(0.04 / 1.04)  # within the noise: hardly any
+
+
 def test_probe_ratio():
     ratio = probe_ratio(recording(), recording(machine=0.95, seed=3))
     assert ratio is not None and ratio.ratio == pytest.approx(0.95, rel=0.005)
@@ -210,7 +220,10 @@ def test_compare_to_says_what_it_corrected():
     assert lines[1].startswith(
         "busy machine: the machine ran 6.0% slower while b.json was recorded (speed probe: 1.060x ["
     )
-    assert lines[1].endswith(f"]); the ratio is corrected for it ({comparison.adjustment.raw_ratio:.3f}x before)")
+    assert lines[1].endswith(
+        f"]); the ratio is corrected for 100% of it, as far as the probe is sure "
+        f"({comparison.adjustment.raw_ratio:.3f}x before)"
+    )
     assert format_adjustment(compare_benchmarks(recording(), recording(seed=5)), "a", "b") == []
 
 
