@@ -161,13 +161,14 @@ def _binomial_interval(hits: int, total: int) -> tuple[float, float]:
     return low, high
 
 
-def load_pairs(folders: list[str]) -> dict[str, list[tuple[str, object, object]]]:
-    """mode -> [(kind, reference benchmark, changed benchmark)] in time order."""
+def load_pairs(folders: list[str], cycles: range | None = None) -> dict[str, list[tuple[str, object, object]]]:
+    """mode -> [(kind, reference benchmark, changed benchmark)] in time
+    order, of the recordings of *cycles* (all by default)."""
     import perf
 
     pairs: dict[str, list[tuple[str, object, object]]] = {mode: [] for mode in MODES}
     for folder in folders:
-        entries = read_manifest(folder)
+        entries = [entry for entry in read_manifest(folder) if cycles is None or int(entry["cycle"]) in cycles]
         by_mode: dict[str, list[dict[str, object]]] = {mode: [] for mode in MODES}
         for entry in entries:
             by_mode[str(entry["mode"])].append(entry)
@@ -430,7 +431,12 @@ def analyze(args: argparse.Namespace) -> None:
     except ImportError:
         METHODS.pop("pyperf compare_to (t-test on values)")
 
-    pairs = load_pairs(args.folders)
+    cycles = None
+    if args.cycles:
+        first, last = map(int, args.cycles.split("-"))
+        cycles = range(first, last + 1)
+        print(f"Cycles {first} to {last} only")
+    pairs = load_pairs(args.folders, cycles)
     real_ratios(args.folders)
     if args.details:
         details(pairs)
@@ -476,6 +482,7 @@ def main() -> None:
     analyzer = commands.add_parser("analyze")
     analyzer.add_argument("folders", nargs="+")
     analyzer.add_argument("--details", action="store_true", help="one line per pair")
+    analyzer.add_argument("--cycles", help="FIRST-LAST: only the pairs of these cycles (0-based, inclusive)")
     args = parser.parse_args()
     if args.command == "record":
         record(args)
