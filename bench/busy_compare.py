@@ -161,6 +161,47 @@ def _binomial_interval(hits: int, total: int) -> tuple[float, float]:
     return low, high
 
 
+#: (id of the first benchmark, id of the second) -> (start, end) of the pair
+SPANS: dict[object, tuple[float, float]] = {}
+
+
+def load_kinds(folders: list[str], reference, changed) -> str:
+    """Which loads were busy while the pair was recorded: cpu, memory,
+    both, or idle (from the load log)."""
+    span = SPANS.get((id(reference), id(changed))) or SPANS.get((id(changed), id(reference)))
+    if span is None:
+        return "?"
+    kinds = set()
+    for folder in folders:
+        path = os.path.join(folder, "load.jsonl")
+        if not os.path.exists(path):
+            continue
+        with open(path) as log:
+            for line in log:
+                phase = json.loads(line)
+                if phase["start"] < span[1] and phase["start"] + phase["seconds"] > span[0]:
+                    kinds.add(phase["kind"])
+    return "both" if len(kinds) == 2 else (kinds.pop() if kinds else "idle")
+
+
+def breakdown(folders: list[str], pairs) -> None:
+    """A/A claims and 3 % findings by the kind of load during the pair."""
+    from perf.analysis.compare import DIFFERENT
+
+    print("\nBy the load during the pair (both modes): today -> compare_to now")
+    table: dict[tuple[str, str], list[int]] = {}
+    for items in pairs.values():
+        for kind, reference, changed in items:
+            load = load_kinds(folders, reference, changed)
+            cell = table.setdefault((kind, load), [0, 0, 0])
+            cell[0] += 1
+            for index, method in ((1, method_today), (2, method_current)):
+                comparison = method(reference, changed)
+                cell[index] += comparison.verdict in DIFFERENT and (kind == "A/A" or comparison.ratio > 1)
+    for (kind, load), (count, today, now) in sorted(table.items()):
+        print(f"  {kind:4} {load:6} {count:3} pairs: {'claimed' if kind == 'A/A' else 'found'} {today} -> {now}")
+
+
 def load_pairs(folders: list[str], cycles: range | None = None) -> dict[str, list[tuple[str, object, object]]]:
     """mode -> [(kind, reference benchmark, changed benchmark)] in time
     order, of the recordings of *cycles* (all by default)."""
@@ -176,6 +217,9 @@ def load_pairs(folders: list[str], cycles: range | None = None) -> dict[str, lis
             benchmarks = [perf.Benchmark.load(os.path.join(folder, str(entry["file"]))) for entry in recordings]
             sides = [str(entry["side"]) for entry in recordings]
             for position in range(len(recordings) - 1):
+                span = (float(recordings[position]["start"]), float(recordings[position + 1]["end"]))
+                SPANS[id(benchmarks[position])] = SPANS[id(benchmarks[position + 1])] = span
+                SPANS[(id(benchmarks[position]), id(benchmarks[position + 1]))] = span
                 first, second = sides[position], sides[position + 1]
                 if (first, second) == ("A", "A") and position % 4 == 0:
                     pairs[mode].append(("A/A", benchmarks[position], benchmarks[position + 1]))
@@ -438,6 +482,7 @@ def analyze(args: argparse.Namespace) -> None:
         print(f"Cycles {first} to {last} only")
     pairs = load_pairs(args.folders, cycles)
     real_ratios(args.folders)
+    breakdown(args.folders, pairs)
     if args.details:
         details(pairs)
     for mode in MODES:
