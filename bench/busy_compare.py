@@ -116,10 +116,12 @@ def record(args: argparse.Namespace) -> None:
             [sys.executable, __file__, "load", args.load, str(args.seed), os.path.join(args.folder, "load.jsonl")]
         )
     manifest_path = os.path.join(args.folder, "manifest.jsonl")
-    index = len(read_manifest(args.folder)) if os.path.exists(manifest_path) else 0
+    earlier = read_manifest(args.folder) if os.path.exists(manifest_path) else []
+    index = len(earlier)
+    first_cycle = max((int(entry["cycle"]) for entry in earlier), default=-1) + 1  # --cycles N more
     try:
         with open(manifest_path, "a") as manifest:
-            for cycle in range(args.cycles):
+            for cycle in range(first_cycle, first_cycle + args.cycles):
                 for mode in MODES:
                     for side in CYCLE:
                         entry = record_one(args.folder, index, mode, side, env)
@@ -127,7 +129,7 @@ def record(args: argparse.Namespace) -> None:
                         manifest.write(json.dumps(entry) + "\n")
                         manifest.flush()
                         index += 1
-                print(f"cycle {cycle + 1}/{args.cycles} done", flush=True)
+                print(f"cycle {cycle + 1 - first_cycle}/{args.cycles} done", flush=True)
     finally:
         if load is not None:
             load.terminate()

@@ -124,9 +124,13 @@ def probe_ratio(reference: Benchmark, changed: Benchmark) -> Comparison | None:
     """The speed probe of *changed* against *reference*, as compare_to
     compares values (ratio above 1: the machine ran slower while *changed*
     was recorded), or None when either recording has fewer than 2 probes."""
+    return _machine(process_evidence(reference), process_evidence(changed))
+
+
+def _machine(reference: Sequence[ProcessEvidence], changed: Sequence[ProcessEvidence]) -> Comparison | None:
     from perf.analysis.compare import compare_process_means
 
-    ref, new = ([item.probe for item in process_evidence(bench) if item.probe] for bench in (reference, changed))
+    ref, new = ([item.probe for item in side if item.probe] for side in (reference, changed))
     if len(ref) < 2 or len(new) < 2:
         return None
     return compare_process_means(ref, new)
@@ -187,9 +191,8 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
     comparison = compare.compare_process_means(
         _corrected_means(sides[0], keeps_cpu[0]), _corrected_means(sides[1], keeps_cpu[1]), margin
     )
-    machine = compare.compare_process_means(
-        [item.probe for item in sides[0] if item.probe], [item.probe for item in sides[1] if item.probe]
-    )
+    machine = _machine(*sides)
+    assert machine is not None  # every process has a probe (checked above)
     shift = math.log(machine.ratio)
     weight = machine_weight(shift, machine.standard_error)
     difference = math.log(comparison.ratio) - weight * shift

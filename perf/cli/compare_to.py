@@ -255,6 +255,8 @@ def _hidden_lines(hidden: Sequence[Entry], context: Context) -> list[str]:
                 bracket = text.format_bracket(comparison, context.margin)
                 details = ", ".join(filter(None, [bracket, text.format_needed(comparison, context.margin)]))
                 lines.append(f"- inconclusive: {label}: {text.format_factor(comparison.ratio)} {details}")
+    # the verdicts that rest on corrected data say so, hidden or not
+    lines.extend(f"- {line}" for line in adjustment_lines(hidden, [context.reference_title, *context.changed_titles]))
     return lines
 
 
