@@ -146,3 +146,13 @@ def run(capsys, *argv):
     status = main(list(argv))
     captured = capsys.readouterr()
     return status, captured.out, captured.err
+
+
+def cpu_clock_copy(folder: pathlib.Path, name: str = "timeit.json") -> pathlib.Path:
+    """A copy of the fixture *name* whose runs say ``clock: cpu``."""
+    suite = files.load(str(DATA / name))
+    for benchmark in suite:
+        benchmark.update_metadata({"clock": "cpu"})
+    path = folder / "cpu.json"
+    files.dump(suite, str(path))
+    return path

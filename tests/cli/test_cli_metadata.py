@@ -49,13 +49,9 @@ def test_metadata_not_json(tmp_path, capsys):
 
 
 def test_metadata_shows_the_clock_of_cpu_clock_runs(tmp_path, capsys):
-    from perf.storage import files
+    from golden import cpu_clock_copy
 
-    suite = files.load(str(DATA / "timeit.json"))
-    for benchmark in suite:
-        benchmark.update_metadata({"clock": "cpu"})
-    path = tmp_path / "cpu.json"
-    files.dump(suite, str(path))
+    path = cpu_clock_copy(tmp_path)
     status, out, _err = run(capsys, "metadata", "-q", str(path))
     assert status == 0
     assert "- clock: cpu (CPU time of the worker thread)\n" in out

@@ -101,11 +101,9 @@ def test_stats_not_json_is_one_error_line(tmp_path, capsys):
 
 
 def test_stats_names_the_cpu_clock(tmp_path, capsys):
-    suite = files.load(str(DATA / "timeit.json"))
-    for benchmark in suite:
-        benchmark.update_metadata({"clock": "cpu"})
-    path = tmp_path / "cpu.json"
-    files.dump(suite, str(path))
+    from golden import cpu_clock_copy
+
+    path = cpu_clock_copy(tmp_path)
     status, out, _err = run(capsys, "stats", "-q", str(path))
     assert status == 0
     assert "\n\nClock: CPU time of the worker thread (--clock cpu)\nNumber of processes with values: 4\n" in out
