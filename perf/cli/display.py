@@ -94,16 +94,12 @@ class ProgressLine:
 
 
 def print_layout_warnings(args: argparse.Namespace) -> None:
-    import os
-
-    from perf.measure.environment import layout_warnings, worker_environment
+    """ASLR and hash-seed warnings, on the environment the workers get."""
+    from perf.measure.environment import layout_warnings, runner_environment
 
     if args.quiet:
         return
-    env = worker_environment(
-        os.environ, inherit=args.inherit_environ or (), copy_env=args.copy_env, locale=not args.no_locale
-    )
-    for warning in layout_warnings(env):
+    for warning in layout_warnings(runner_environment(args)):
         print(f"WARNING: {warning}", file=sys.stderr)
 
 
