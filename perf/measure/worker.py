@@ -143,7 +143,9 @@ def _run_metadata(
     if samples.steady is not None:
         metadata["steady_state"] = samples.steady.kind
         metadata["steady_state_warmups"] = samples.steady.warmup
-    if task.overhead_function is not None and not memory:
+    if task.overhead_function is not None and not memory and samples.steady is None:
+        # not under a JIT (steady-state warmups): a fresh empty loop runs
+        # cold there, slower than the compiled loop inside the values
         metadata["loop_overhead"] = loop_overhead(task, samples.loops)
     return metadata
 

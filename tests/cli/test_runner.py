@@ -135,7 +135,7 @@ def test_worker_in_place_refuses_an_incompatible_append_file_before_measuring(tm
         raise AssertionError("measured")
 
     runner = new_runner()
-    runner.parse_args([*IN_PLACE, "--append", str(output), "--tracemalloc"])
+    runner.parse_args([*IN_PLACE, "--append", str(output), "--track-memory"])
     status, err = exit_of(lambda: runner.bench_func("f", never), capsys)
     assert (status, err) == (
         1,
@@ -163,6 +163,7 @@ def test_worker_with_a_pipe_reports_a_zero_in_one_line(capsys):
 
 
 def test_worker_verbose_memory_values_are_bytes(capsys):
+    pytest.importorskip("_tracemalloc")  # PyPy has no tracemalloc
     runner = new_runner()
     runner.parse_args([*IN_PLACE, "-v", "--tracemalloc"])
     runner.bench_func("alloc", lambda: [0] * 100_000)

@@ -19,7 +19,7 @@ from golden import DATA
 from perf.analysis.benchmarks import compare_benchmarks
 from perf.analysis.compare import combine_comparisons
 from perf.analysis.intervals import benchmark_log_interval
-from perf.errors import UsageError
+from perf.errors import MissingDependencyError
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.model.suite import BenchmarkSuite
@@ -439,7 +439,7 @@ def test_real_figures_are_embedded():
         page = report.render_report(loaded, summary_of(loaded), report.matplotlib_svg)
     except NotImplementedError:
         pytest.skip("perf.render.plots is not implemented yet")
-    except UsageError:
+    except MissingDependencyError:
         pytest.skip("matplotlib is not installed")
     tree = check_well_formed(page)
     check_self_contained(page)
