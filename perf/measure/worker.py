@@ -22,6 +22,7 @@ import os
 import time
 from typing import Any, Callable
 
+from perf.collect.python import python_has_jit
 from perf.errors import UsageError
 from perf.measure.calibration import TimerInfo
 from perf.measure.clock import DEFAULT_CLOCK, DEFAULT_CLOCK_NAME, Clock, probe_timer, record_clock
@@ -143,9 +144,9 @@ def _run_metadata(
     if samples.steady is not None:
         metadata["steady_state"] = samples.steady.kind
         metadata["steady_state_warmups"] = samples.steady.warmup
-    if task.overhead_function is not None and not memory and samples.steady is None:
-        # not under a JIT (steady-state warmups): a fresh empty loop runs
-        # cold there, slower than the compiled loop inside the values
+    if task.overhead_function is not None and not memory and not python_has_jit():
+        # not under a JIT: a fresh empty loop runs cold there, slower than
+        # the compiled loop inside the values
         metadata["loop_overhead"] = loop_overhead(task, samples.loops)
     return metadata
 

@@ -536,10 +536,3 @@ def test_memory_runs_have_no_interference_figures():
     task = Task("mem", lambda loops: 1.0, memory_function=lambda loops: 4096)
     (run,) = run_task(task, worker_args("--track-memory")).get_runs()
     assert not {"cpu_share", "speed_probe_before"} & set(run.get_metadata())
-
-
-def test_no_loop_overhead_when_looking_for_a_jit_steady_state():
-    task, clock, _ = make_task()
-    task.overhead_function = lambda loops: 1.0
-    args = worker_args(argv=["--worker", "-l", "0", "-n", "2", "-w", "auto", "--min-time", "0.01"])
-    assert "loop_overhead" not in run_task(task, args, clock=clock).get_metadata()
