@@ -13,6 +13,7 @@ import pytest
 from helpers import FakeClock
 
 from perf.cli.runner import ArgumentParser
+from perf.collect.python import python_has_jit
 from perf.errors import UsageError, WorkerError
 from perf.measure import worker
 from perf.measure.environment import PADDING_VARIABLE
@@ -140,6 +141,7 @@ def test_a_unit_declared_by_the_script_is_kept():
     assert benchmark.get_metadata()["unit"] == "integer"
 
 
+@pytest.mark.skipif(python_has_jit(), reason="no empty loop is timed on a JIT runtime")
 def test_loop_overhead_is_timed_once_after_the_values_and_recorded():
     task, clock, work = make_task(inner_loops=5)
     timed = []
