@@ -36,6 +36,7 @@ from perf.measure import options as runner_options
 from perf.measure.options import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget, command_program
 from perf.measure.tasks import Task
 from perf.model.benchmark import Benchmark
+from perf.model.metadata import DEFAULT_CLOCK
 
 __all__ = ["ArgumentParser", "Runner", "command_program"]
 
@@ -348,7 +349,7 @@ class Runner:
         index = self._task_index
         self._task_index += 1
         measures_it = not args.worker or args.worker_list or args.worker_task in (None, index)
-        if cpu_clock_refusal and args.clock != "wall" and measures_it:
+        if cpu_clock_refusal and args.clock != DEFAULT_CLOCK and measures_it:
             _fail(f"--clock {args.clock} cannot be used with {cpu_clock_refusal}", USAGE_EXIT_STATUS)
         if args.worker:
             if args.worker_list:

@@ -17,6 +17,7 @@ from typing import Any, Callable, Literal
 
 from perf.errors import UsageError
 from perf.measure.calibration import TimerInfo
+from perf.model.metadata import DEFAULT_CLOCK as DEFAULT_CLOCK_NAME
 
 Clock = Callable[[], float]
 #: a clock of the time module, as :func:`time.get_clock_info` names it
@@ -28,8 +29,6 @@ DEFAULT_CLOCK: Clock = time.perf_counter
 #: ``--clock``: the name of each clock, and the name of its function in the
 #: time module (for :func:`time.get_clock_info`)
 CLOCK_FUNCTIONS: dict[str, ClockFunction] = {"wall": "perf_counter", "cpu": "thread_time"}
-#: ``--clock`` without the option
-DEFAULT_CLOCK_NAME = "wall"
 #: ``--clock`` name -> the clock the worker times code with (tests put a
 #: fake clock here); "cpu" is missing where the time module has no
 #: thread_time

@@ -22,6 +22,7 @@ import sys
 from typing import Any, NamedTuple
 
 from perf.errors import UsageError
+from perf.model.metadata import CLOCKS, DEFAULT_CLOCK
 from perf.platform.cpus import parse_cpu_list
 
 #: ``--warmups auto``: find each process's steady state (JIT runtimes)
@@ -234,8 +235,8 @@ def add_runner_arguments(
     add("--hook", action="append", dest="hook", default=[], metavar="NAME", help="enable a hook (repeatable)")
     add(
         "--clock",
-        choices=("wall", "cpu"),
-        default="wall",
+        choices=CLOCKS,
+        default=DEFAULT_CLOCK,
         help="time with the wall clock (default), or with the CPU time of the worker's thread, which leaves out "
         "the time other processes took the CPU from it (cpu: not for python -m perf command)",
     )
@@ -438,7 +439,7 @@ def _check_clock(args: argparse.Namespace, command: str | None) -> None:
     with a thread CPU clock that works here."""
     from perf.measure.clock import check_clock
 
-    if args.clock == "wall":
+    if args.clock == DEFAULT_CLOCK:
         return
     if command == "command":
         raise UsageError(
@@ -527,7 +528,7 @@ def worker_arguments(
         command.append("-v")
     if args.affinity:
         command.append(f"--affinity={args.affinity}")
-    if args.clock != "wall":
+    if args.clock != DEFAULT_CLOCK:
         command += ["--clock", args.clock]
     if args.tracemalloc:
         command.append("--tracemalloc")

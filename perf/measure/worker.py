@@ -25,12 +25,13 @@ from typing import Any, Callable
 from perf.collect.python import python_has_jit
 from perf.errors import UsageError
 from perf.measure.calibration import TimerInfo
-from perf.measure.clock import DEFAULT_CLOCK, DEFAULT_CLOCK_NAME, Clock, probe_timer, record_clock
+from perf.measure.clock import DEFAULT_CLOCK, Clock, probe_timer, record_clock
 from perf.measure.environment import padding_length
 from perf.measure.interference import Witness
 from perf.measure.options import AUTO
 from perf.measure.sampling import Samples, SamplingPlan, TimeFunction, measure
 from perf.measure.tasks import Task
+from perf.model import metadata as metadata_keys
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 
@@ -194,7 +195,7 @@ def run_task(
         samples = _in_bytes(samples)
 
     metadata = _run_metadata(task, runner_metadata or {}, samples, timer, memory)
-    record_clock(metadata, getattr(args, "clock", DEFAULT_CLOCK_NAME))  # --clock cpu: clock and timer
+    record_clock(metadata, getattr(args, "clock", metadata_keys.DEFAULT_CLOCK))  # --clock cpu: clock and timer
     metadata.update(witness.metadata(len(samples.values)))
     metadata["date"] = date
     metadata["duration"] = duration
