@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from perf.analysis import compare
 from perf.analysis.compare import Comparison
-from perf.analysis.statistics import mean
+from perf.analysis.statistics import mean, median
 from perf.model.benchmark import Benchmark
 
 #: the metadata of an interleaved run (written by perf.measure.manager)
@@ -32,8 +32,6 @@ __all__ = ["LOOP_OVERHEAD_KEY", "PAIR_KEY", "SEED_KEY", "compare_benchmarks", "l
 def loop_overhead(benchmark: Benchmark) -> float | None:
     """The median loop overhead of the runs with values (seconds per
     statement, as the values), or None when no run measured it."""
-    from perf.analysis.statistics import median
-
     overheads = [run._get(LOOP_OVERHEAD_KEY) for run in benchmark.get_runs() if run.values]
     measured = [value for value in overheads if isinstance(value, (int, float))]
     return median(measured) if measured else None

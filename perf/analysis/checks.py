@@ -202,7 +202,7 @@ def _loop_overhead_check(benchmark: Benchmark) -> list[Check]:
     overhead = loop_overhead(benchmark)
     if overhead is None:
         return []
-    median = statistics.median(benchmark.get_values())
+    median = benchmark.median()
     if median <= 0 or overhead <= LOOP_OVERHEAD_FRACTION * median:
         return []
     return [Check("loop_overhead", (overhead, overhead * 100.0 / median))]

@@ -84,8 +84,8 @@ class Adjustment(NamedTuple):
     cpu_time: bool
     #: the machine's speed, changed recording against reference (the speed
     #: probe: above 1, the machine ran slower while the changed side was
-    #: recorded), with its interval; None without probes on both sides
-    machine: tuple[float, float, float] | None
+    #: recorded), with its interval
+    machine: tuple[float, float, float]
     #: the share of the machine's log ratio taken out of the ratio (0: none)
     machine_weight: float
     #: the ratio before any correction

@@ -26,7 +26,7 @@ import math
 from typing import NamedTuple, Sequence
 
 from perf.analysis.compare import Comparison
-from perf.analysis.statistics import median
+from perf.analysis.statistics import geometric_mean, median
 from perf.model.benchmark import Benchmark
 
 #: a process that spent this much less of its values' time on the CPU than
@@ -187,7 +187,6 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
     # each side on its own: a change that makes the code wait (I/O, a
     # sleep) lowers every share of its side, and that time is the code's
     keeps_cpu = [not cpu_clock and max(item.cpu_share or 0.0 for item in side) >= CPU_BOUND_SHARE for side in sides]
-    plain = compare.compare_process_means([item.mean for item in sides[0]], [item.mean for item in sides[1]], margin)
     comparison = compare.compare_process_means(
         _corrected_means(sides[0], keeps_cpu[0]), _corrected_means(sides[1], keeps_cpu[1]), margin
     )
@@ -215,6 +214,6 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
         cpu_time=any(keeps_cpu),
         machine=(machine.ratio, machine.low, machine.high),
         machine_weight=weight,
-        raw_ratio=plain.ratio,
+        raw_ratio=geometric_mean([item.mean for item in sides[1]]) / geometric_mean([item.mean for item in sides[0]]),
     )
     return comparison._replace(adjustment=adjustment)

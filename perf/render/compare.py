@@ -219,7 +219,7 @@ def format_adjustment(comparison: Comparison, reference_title: str, changed_titl
             f"busy machine: {ref_marked} of {ref_count} processes of {reference_title} and {new_marked} of "
             f"{new_count} of {changed_title} lost the CPU to other processes; their time off the CPU is left out"
         )
-    if adjustment.machine is not None and adjustment.machine_corrected:
+    if adjustment.machine_corrected:
         ratio, low, high = adjustment.machine
         lines.append(
             f"busy machine: the machine ran {_percent_change(ratio)} while {changed_title} was recorded "
