@@ -8,77 +8,32 @@ memory before anything is written; ``-o`` writes atomically and refuses an
 existing file unless ``--replace`` is given.
 
 ``--csv`` and ``--csv-summary`` write the converted result as CSV instead
-of JSON (RFC 4180: comma-separated, quoted when needed, CRLF line ends, a
-header row; numbers with a ``.`` decimal separator, floats as ``repr()``
-writes them, so that they read back exactly):
-
-- ``--csv``: one row per value, warmups included (:data:`VALUE_COLUMNS`):
-  the benchmark, the run's number (1-based, calibration runs included, as
-  ``--include-runs`` counts), the process's number (1-based among the runs
-  with values; empty for a calibration run), ``warmup`` or ``value``, the
-  value's position among the run's warmups or values (1-based), the loop
-  iterations the value is the average of (loops x inner loops), the value
-  in the benchmark's unit, and the unit (``second``, ``byte``...);
-- ``--csv-summary``: one row per benchmark (:data:`SUMMARY_COLUMNS`): the
-  unit, the processes and values counts, the mean, standard deviation,
-  median, minimum and maximum of all values, and the 95 % confidence
-  interval of the mean of process means (a process is one sample).  A
-  figure that needs more values than there are is an empty cell.  The
-  statistics come from the model and :mod:`perf.analysis`.
+of JSON (:mod:`perf.render.csv` describes the columns).  The steps
+themselves are :mod:`perf.model.edits`; this module parses the options,
+loads the files, adds the options to the messages and writes.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import os
 import re
 import sys
-from typing import Any, Iterator, NamedTuple, Sequence
+from typing import Any, Sequence
 
-from perf.analysis.intervals import benchmark_mean_interval
 from perf.errors import IncompatibleRunError, ResultError, UsageError
+from perf.model import edits
 from perf.model.benchmark import Benchmark
-from perf.model.metadata import Metadata, get_metadata_info, is_number, parse_metadata
-from perf.model.run import Run
+from perf.model.edits import NumberedRuns, RunRanges
+from perf.model.metadata import Metadata, parse_metadata
 from perf.model.suite import BenchmarkSuite
+from perf.render.csv import SUMMARY_COLUMNS, VALUE_COLUMNS, format_csv
 from perf.storage import files
 
 HELP = "Modify a result file: merge, select benchmarks and runs, remove warmups, edit metadata."
 
-#: keys --update-metadata refuses: the values were divided by the loop
-#: counts, and the calibration keys say what a run without values is
-MEASUREMENT_KEYS = (
-    "loops",
-    "inner_loops",
-    "calibrate_loops",
-    "recalibrate_loops",
-    "calibrate_warmups",
-    "recalibrate_warmups",
-)
-
-#: the columns of --csv
-VALUE_COLUMNS = ("benchmark", "run", "process", "kind", "index", "loops", "value", "unit")
-#: the columns of --csv-summary
-SUMMARY_COLUMNS = (
-    "benchmark",
-    "unit",
-    "processes",
-    "values",
-    "mean",
-    "std_dev",
-    "median",
-    "min",
-    "max",
-    "ci95_low",
-    "ci95_high",
-)
-
 #: one item of a run list: "7" or "1-3" (spaces allowed around the dash)
 _RUN_ITEM = re.compile(r"([0-9]+)(?:\s*-\s*([0-9]+))?")
-
-RunRanges = tuple[tuple[int, int], ...]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -172,28 +127,6 @@ def parse_runs(text: str, option: str) -> RunRanges:
     return tuple(ranges)
 
 
-def _in_ranges(number: int, ranges: RunRanges) -> bool:
-    return any(first <= number <= last for first, last in ranges)
-
-
-def _typed_value(key: str, text: str) -> Any:
-    """*text* as the type metadata *key* takes: a str when the key accepts
-    strings (as pyperf, for every key it does not know), else a number."""
-    types = get_metadata_info(key).types
-    if str in types:
-        return text
-    if list in types:
-        raise UsageError(f"--update-metadata: {key!r} is a list and cannot be set here")
-    for kind in (int, float):
-        if kind in types:
-            try:
-                return kind(text)
-            except ValueError:
-                pass
-    expected = "an integer" if float not in types else "a number"
-    raise UsageError(f"--update-metadata: {key}={text}: {key!r} must be {expected}")
-
-
 def parse_metadata_updates(text: str) -> Metadata:
     """Parse ``KEY=VALUE,KEY2=VALUE2`` into validated metadata."""
     updates: dict[str, Any] = {}
@@ -206,11 +139,10 @@ def parse_metadata_updates(text: str) -> Metadata:
             raise UsageError(f"--update-metadata: {item!r} is not KEY=VALUE")
         if key in updates:
             raise UsageError(f"--update-metadata: {key!r} is given twice")
-        if key in MEASUREMENT_KEYS:
-            raise UsageError(
-                f"--update-metadata: {key!r} cannot be changed (it describes how the values were measured)"
-            )
-        updates[key] = _typed_value(key, value.strip())
+        try:
+            updates[key] = edits.metadata_value(key, value.strip())
+        except ResultError as exc:
+            raise UsageError(f"--update-metadata: {exc}") from None
     if not updates:
         raise UsageError("--update-metadata: no KEY=VALUE given")
     try:
@@ -243,14 +175,6 @@ def _check_output(args: argparse.Namespace) -> None:
 # --- the steps ---------------------------------------------------------------
 
 
-class _Runs(NamedTuple):
-    """One benchmark being converted: its runs, each with its number in the
-    input (1-based, after --add) for the error messages."""
-
-    name: str
-    runs: list[tuple[int, Run]]
-
-
 def _load(input_name: str, added: Sequence[str]) -> list[Benchmark]:
     if [input_name, *added].count("-") > 1:
         raise UsageError("standard input (-) can be read only once")
@@ -267,29 +191,25 @@ def _load(input_name: str, added: Sequence[str]) -> list[Benchmark]:
 def _select_benchmarks(benchmarks: list[Benchmark], args: argparse.Namespace) -> list[Benchmark]:
     include = args.include_benchmarks
     exclude = args.exclude_benchmarks or []
-    names = [benchmark.get_name() for benchmark in benchmarks]
     source = args.input + (" or the --add files" if args.add else "")
     used = []
     for option, given in (("--include-benchmark", include), ("--exclude-benchmark", exclude)):
         if not given:
             continue
         used.append(option)
-        unknown = [name for name in dict.fromkeys(given) if name not in names]
-        if unknown:
-            listed = ", ".join(repr(name) for name in unknown)
-            raise ResultError(f"{option}: no benchmark named {listed} in {source}")
-    kept = [
-        benchmark
-        for benchmark, name in zip(benchmarks, names)
-        if (include is None or name in include) and name not in exclude
-    ]
+        try:
+            edits.check_benchmark_names(benchmarks, given)
+        except ResultError as exc:
+            raise ResultError(f"{option}: {exc} in {source}") from None
+    kept = edits.select_benchmarks(benchmarks, include, exclude)
     if not kept:
         raise ResultError(f"no benchmark left after {' and '.join(used)} (a result file needs at least one)")
     return kept
 
 
-def _select_runs(items: list[_Runs], include: RunRanges, exclude: RunRanges, args: argparse.Namespace) -> list[_Runs]:
-    largest = max(len(item.runs) for item in items)
+def _select_runs(
+    items: list[NumberedRuns], include: RunRanges, exclude: RunRanges, args: argparse.Namespace
+) -> list[NumberedRuns]:
     used = []
     for option, text, ranges in (
         ("--include-runs", args.include_runs, include),
@@ -298,82 +218,32 @@ def _select_runs(items: list[_Runs], include: RunRanges, exclude: RunRanges, arg
         if not ranges:
             continue
         used.append(f"{option} {text}")
-        highest = max(last for _, last in ranges)
-        if highest > largest:
-            raise ResultError(f"{used[-1]}: there is no run {highest}: no benchmark has more than {largest} runs")
-    selected = []
-    for item in items:
-        runs = [
-            (number, run)
-            for number, run in item.runs
-            if (not include or _in_ranges(number, include)) and not _in_ranges(number, exclude)
-        ]
-        if not runs:
+        try:
+            edits.check_run_ranges(items, ranges)
+        except ResultError as exc:
+            raise ResultError(f"{used[-1]}: {exc}") from None
+    selected = edits.select_runs(items, include, exclude)
+    for item in selected:
+        if not item.runs:
             raise ResultError(
                 f"benchmark {item.name!r}: no run left after {' and '.join(used)} (a benchmark needs at least one)"
             )
-        selected.append(item._replace(runs=runs))
     return selected
 
 
-def _remove_warmups(items: list[_Runs]) -> list[_Runs]:
-    # A calibration run keeps its warmups: they are all it holds.
-    return [item._replace(runs=[(number, run.remove_warmups()) for number, run in item.runs]) for item in items]
+def _update_metadata(items: list[NumberedRuns], updates: Metadata) -> list[NumberedRuns]:
+    try:
+        edits.check_metadata_updates(items, updates)
+    except ResultError as exc:
+        raise ResultError(f"--update-metadata: {exc} (keep one with --include-benchmark)") from None
+    return edits.update_metadata(items, updates)
 
 
-def _update_metadata(items: list[_Runs], updates: Metadata) -> list[_Runs]:
-    if "name" in updates and len(items) > 1:
-        raise ResultError(
-            f"--update-metadata: name={updates['name']} would give {len(items)} benchmarks the same name "
-            "(keep one with --include-benchmark)"
-        )
-    return [
-        item._replace(
-            runs=[
-                (number, Run(run.values, run.warmups, {**run.get_metadata(), **updates}, collect_metadata=False))
-                for number, run in item.runs
-            ]
-        )
-        for item in items
-    ]
-
-
-def _extracted_run(run: Run, name: str) -> Run:
-    """A run whose only value is its metadata *name*; ResultError if it cannot be."""
-    metadata = run.get_metadata()
-    value = metadata.get(name)
-    if value is None:
-        raise ResultError(f"no metadata {name!r}")
-    if not is_number(value):
-        raise ResultError(f"{name!r} is not a number: {value!r}")
-    if value <= 0:
-        raise ResultError(f"{name!r} is {value!r}, and a value must be > 0")
-    unit = get_metadata_info(name).unit
-    if unit is not None:
-        metadata["unit"] = unit
-    return Run([value], metadata=metadata, collect_metadata=False)
-
-
-def _extract_metadata(items: list[_Runs], name: str) -> list[_Runs]:
-    extracted = []
-    for item in items:
-        runs = []
-        for number, run in item.runs:
-            try:
-                runs.append((number, _extracted_run(run, name)))
-            except ResultError as exc:
-                raise ResultError(f"--extract-metadata {name}: benchmark {item.name!r}, run {number}: {exc}") from None
-        extracted.append(item._replace(runs=runs))
-    return extracted
-
-
-def _remove_all_metadata(items: list[_Runs]) -> list[_Runs]:
-    def stripped(run: Run) -> Run:
-        metadata = run.get_metadata()
-        kept: Metadata = {key: metadata[key] for key in ("name", "unit") if key in metadata}
-        return Run(run.values, run.warmups, kept, collect_metadata=False)
-
-    return [item._replace(runs=[(number, stripped(run)) for number, run in item.runs]) for item in items]
+def _extract_metadata(items: list[NumberedRuns], name: str) -> list[NumberedRuns]:
+    try:
+        return edits.extract_metadata(items, name)
+    except ResultError as exc:
+        raise ResultError(f"--extract-metadata {name}: {exc}") from None
 
 
 def convert(args: argparse.Namespace) -> BenchmarkSuite:
@@ -386,70 +256,18 @@ def convert(args: argparse.Namespace) -> BenchmarkSuite:
     benchmarks = _load(args.input, args.add or ())
     if args.include_benchmarks or args.exclude_benchmarks:
         benchmarks = _select_benchmarks(benchmarks, args)
-    items = [_Runs(benchmark.get_name(), list(enumerate(benchmark.get_runs(), 1))) for benchmark in benchmarks]
+    items = edits.number_runs(benchmarks)
     if include_runs or exclude_runs:
         items = _select_runs(items, include_runs, exclude_runs, args)
     if args.remove_warmups:
-        items = _remove_warmups(items)
+        items = edits.remove_warmups(items)
     if updates is not None:
         items = _update_metadata(items, updates)
     if args.extract_metadata is not None:
         items = _extract_metadata(items, args.extract_metadata)
     if args.remove_all_metadata:
-        items = _remove_all_metadata(items)
-    return BenchmarkSuite([Benchmark([run for _, run in item.runs]) for item in items])
-
-
-# --- CSV -----------------------------------------------------------------------
-
-
-def _number(value: float) -> str:
-    """An int or a float as Python writes it: exact when read back."""
-    return repr(value)
-
-
-def csv_value_rows(suite: BenchmarkSuite) -> Iterator[list[str]]:
-    """The rows of ``--csv`` (without the header)."""
-    for benchmark in suite:
-        name, unit = benchmark.get_name(), benchmark.get_unit()
-        process = 0
-        for number, run in enumerate(benchmark.get_runs(), 1):
-            process_cell = ""
-            if run.values:
-                process += 1
-                process_cell = str(process)
-            prefix = [name, str(number), process_cell]
-            inner_loops = run.get_inner_loops()
-            for index, (loops, value) in enumerate(run.warmups, 1):
-                yield [*prefix, "warmup", str(index), str(loops * inner_loops), _number(value), unit]
-            loops_cell = str(run.get_total_loops())
-            for index, value in enumerate(run.values, 1):
-                yield [*prefix, "value", str(index), loops_cell, _number(value), unit]
-
-
-def csv_summary_rows(suite: BenchmarkSuite) -> Iterator[list[str]]:
-    """The rows of ``--csv-summary`` (without the header)."""
-    for benchmark in suite:
-        values = benchmark.get_values()
-        row = [benchmark.get_name(), benchmark.get_unit(), str(len(benchmark.get_process_means())), str(len(values))]
-        if values:
-            stdev = _number(benchmark.stdev()) if len(values) > 1 else ""
-            row.extend([_number(benchmark.mean()), stdev, _number(benchmark.median())])
-            row.extend([_number(min(values)), _number(max(values))])
-        else:
-            row.extend([""] * 5)
-        interval = benchmark_mean_interval(benchmark)
-        row.extend([_number(interval.low), _number(interval.high)] if interval is not None else ["", ""])
-        yield row
-
-
-def format_csv(suite: BenchmarkSuite, summary: bool = False) -> str:
-    """The CSV text of ``--csv`` (or with *summary*, ``--csv-summary``)."""
-    output = io.StringIO(newline="")
-    writer = csv.writer(output, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
-    writer.writerow(SUMMARY_COLUMNS if summary else VALUE_COLUMNS)
-    writer.writerows(csv_summary_rows(suite) if summary else csv_value_rows(suite))
-    return output.getvalue()
+        items = edits.remove_all_metadata(items)
+    return edits.to_suite(items)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,10 +12,10 @@ import pytest
 from golden import DATA, run
 
 from perf.analysis.intervals import benchmark_mean_interval
-from perf.cli.convert import SUMMARY_COLUMNS, VALUE_COLUMNS
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.model.suite import BenchmarkSuite
+from perf.render.csv import SUMMARY_COLUMNS, VALUE_COLUMNS
 from perf.storage import files
 
 TIMEIT = str(DATA / "timeit.json")

@@ -1,0 +1,99 @@
+"""CSV text of a suite: ``convert --csv`` and ``convert --csv-summary``.
+
+RFC 4180: comma-separated, quoted when needed, CRLF line ends, a header
+row; numbers with a ``.`` decimal separator, floats as ``repr()`` writes
+them, so that they read back exactly.
+
+- :func:`csv_value_rows` (``--csv``): one row per value, warmups included
+  (:data:`VALUE_COLUMNS`): the benchmark, the run's number (1-based,
+  calibration runs included, as ``--include-runs`` counts), the process's
+  number (1-based among the runs with values; empty for a calibration
+  run), ``warmup`` or ``value``, the value's position among the run's
+  warmups or values (1-based), the loop iterations the value is the
+  average of (loops x inner loops), the value in the benchmark's unit, and
+  the unit (``second``, ``byte``...);
+- :func:`csv_summary_rows` (``--csv-summary``): one row per benchmark
+  (:data:`SUMMARY_COLUMNS`): the unit, the processes and values counts, the
+  mean, standard deviation, median, minimum and maximum of all values, and
+  the 95 % confidence interval of the mean of process means (a process is
+  one sample).  A figure that needs more values than there are is an empty
+  cell.  The statistics come from the model and :mod:`perf.analysis`.
+
+Must not: compute statistics beyond calling the model and perf.analysis,
+read or write files, print.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Iterator
+
+from perf.analysis.intervals import benchmark_mean_interval
+from perf.model.suite import BenchmarkSuite
+
+#: the columns of --csv
+VALUE_COLUMNS = ("benchmark", "run", "process", "kind", "index", "loops", "value", "unit")
+#: the columns of --csv-summary
+SUMMARY_COLUMNS = (
+    "benchmark",
+    "unit",
+    "processes",
+    "values",
+    "mean",
+    "std_dev",
+    "median",
+    "min",
+    "max",
+    "ci95_low",
+    "ci95_high",
+)
+
+
+def _number(value: float) -> str:
+    """An int or a float as Python writes it: exact when read back."""
+    return repr(value)
+
+
+def csv_value_rows(suite: BenchmarkSuite) -> Iterator[list[str]]:
+    """The rows of ``--csv`` (without the header)."""
+    for benchmark in suite:
+        name, unit = benchmark.get_name(), benchmark.get_unit()
+        process = 0
+        for number, run in enumerate(benchmark.get_runs(), 1):
+            process_cell = ""
+            if run.values:
+                process += 1
+                process_cell = str(process)
+            prefix = [name, str(number), process_cell]
+            inner_loops = run.get_inner_loops()
+            for index, (loops, value) in enumerate(run.warmups, 1):
+                yield [*prefix, "warmup", str(index), str(loops * inner_loops), _number(value), unit]
+            loops_cell = str(run.get_total_loops())
+            for index, value in enumerate(run.values, 1):
+                yield [*prefix, "value", str(index), loops_cell, _number(value), unit]
+
+
+def csv_summary_rows(suite: BenchmarkSuite) -> Iterator[list[str]]:
+    """The rows of ``--csv-summary`` (without the header)."""
+    for benchmark in suite:
+        values = benchmark.get_values()
+        row = [benchmark.get_name(), benchmark.get_unit(), str(len(benchmark.get_process_means())), str(len(values))]
+        if values:
+            stdev = _number(benchmark.stdev()) if len(values) > 1 else ""
+            row.extend([_number(benchmark.mean()), stdev, _number(benchmark.median())])
+            row.extend([_number(min(values)), _number(max(values))])
+        else:
+            row.extend([""] * 5)
+        interval = benchmark_mean_interval(benchmark)
+        row.extend([_number(interval.low), _number(interval.high)] if interval is not None else ["", ""])
+        yield row
+
+
+def format_csv(suite: BenchmarkSuite, summary: bool = False) -> str:
+    """The CSV text of ``--csv`` (or with *summary*, ``--csv-summary``)."""
+    output = io.StringIO(newline="")
+    writer = csv.writer(output, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(SUMMARY_COLUMNS if summary else VALUE_COLUMNS)
+    writer.writerows(csv_summary_rows(suite) if summary else csv_value_rows(suite))
+    return output.getvalue()
