@@ -30,7 +30,8 @@ from typing import IO, Any, Iterator, Union, cast
 from perf.errors import FileFormatError, IncompatibleRunError, ResultFileError, ResultFileExistsError
 from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
-from perf.storage.json_format import SlowPathNeeded, decode_suite, decode_text, encode_suite, reject_constant
+from perf.storage.json_format import decode_suite, encode_suite, reject_constant
+from perf.storage.json_stream import SlowPathNeeded, decode_text
 
 PathLike = Union[str, bytes, "os.PathLike[str]"]
 FileArgument = Union[PathLike, IO[Any]]

@@ -1,4 +1,4 @@
-"""The fast decoder of format "1.0" text builds what the reference decoder
+"""perf.storage.json_stream: the fast decoder of format "1.0" text builds what the reference decoder
 builds, and leaves everything else (errors included) to it."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import pytest
 from test_json_format import BAD_DOCUMENTS
 
 from perf.errors import FileFormatError
-from perf.storage import files, json_format
-from perf.storage.json_format import SlowPathNeeded, decode_suite, decode_text
+from perf.storage import files, json_format, json_stream
+from perf.storage.json_format import decode_suite
+from perf.storage.json_stream import SlowPathNeeded, decode_text
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
 RESULT_FILES = sorted(
@@ -47,7 +48,7 @@ def test_builds_what_the_reference_builds(name):
 
 @pytest.mark.parametrize("name", RESULT_FILES)
 def test_streams_a_file_across_chunks(name, monkeypatch, tmp_path):
-    monkeypatch.setattr(json_format, "_CHUNK", 7)  # every value is cut somewhere
+    monkeypatch.setattr(json_stream, "_CHUNK", 7)  # every value is cut somewhere
     text = (DATA / name).read_text()
     (tmp_path / name).write_bytes(gzip.compress(text.encode()))
     for path in (DATA / name, tmp_path / name):
