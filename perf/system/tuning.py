@@ -9,12 +9,14 @@ state file when everything is back; without a state file it falls back to
 the operations' defaults and says so.  Every problem is a message of the
 operation it concerns; nothing stops the other operations.
 
+What one change does on the machine (apply, read back, restore) is
+:mod:`perf.system.changes`.
+
 Must not: print or exit (the report goes to :mod:`perf.render.system`).
 """
 
 from __future__ import annotations
 
-import errno
 import importlib
 import os
 import re
@@ -25,18 +27,9 @@ from perf.errors import SystemTuningError
 from perf.platform.cpus import format_cpu_list, get_isolated_cpus, parse_cpu_list
 from perf.platform.services import ServiceManager
 from perf.platform.sysfs import SysFS
-from perf.system.operation import Change, Context, FileChange, Messages, MsrChange, Operation
-from perf.system.state import (
-    DEFAULT_STATE_FILE,
-    Entry,
-    FileEntry,
-    MsrEntry,
-    SavedState,
-    ServiceEntry,
-    load_state,
-    remove_state,
-    save_state,
-)
+from perf.system.changes import apply_change, describe, describe_entry, previous_entry, restore_entry, restored_names
+from perf.system.operation import Change, Context, Messages, Operation
+from perf.system.state import DEFAULT_STATE_FILE, Entry, FileEntry, SavedState, load_state, remove_state, save_state
 
 T = TypeVar("T")
 
@@ -176,63 +169,6 @@ def show(context: Context, operations: Sequence[Operation] | None = None) -> Sys
     return report
 
 
-def describe(change: Change) -> str:
-    """What a change writes, for ``--dry-run``."""
-    if isinstance(change, FileChange):
-        return f"write {change.text!r} into {change.path}"
-    if isinstance(change, MsrChange):
-        return f"{'set' if change.value else 'clear'} bit {change.bit} of MSR {change.register:#x} on CPU {change.cpu}"
-    return f"{'start' if change.active else 'stop'} the {change.name} service"
-
-
-def _previous(context: Context, change: Change) -> Entry:
-    """What *change* will overwrite; raises OSError when it cannot be read."""
-    if isinstance(change, FileChange):
-        text = context.sysfs.read_text(change.path)
-        if text is None:
-            raise OSError(errno.ENOENT, f"cannot read {change.path}")
-        return FileEntry(change.path, text)
-    if isinstance(change, MsrChange):
-        value = context.sysfs.read_msr(change.cpu, change.register)
-        return MsrEntry(change.cpu, change.register, change.bit, bool(value >> change.bit & 1))
-    active = context.services.is_active(change.name)
-    if active is None:
-        raise OSError(errno.ENOENT, f"the state of the {change.name} service is unknown")
-    return ServiceEntry(change.name, active)
-
-
-def _write_msr_bit(context: Context, cpu: int, register: int, bit: int, value: bool) -> None:
-    current = context.sysfs.read_msr(cpu, register)
-    wanted = current | (1 << bit) if value else current & ~(1 << bit)
-    if wanted != current:
-        context.sysfs.write_msr(cpu, register, wanted)
-
-
-def _apply(context: Context, operation: Operation, change: Change, messages: Messages) -> bool:
-    """Apply *change*; False when nothing changed (an error, or an errno
-    the change ignores: an IRQ that cannot move)."""
-    try:
-        if isinstance(change, FileChange):
-            try:
-                context.sysfs.write_text(change.path, change.text)
-            except OSError as exc:
-                if exc.errno in change.ignore_errno:
-                    return False
-                raise
-        elif isinstance(change, MsrChange):
-            _write_msr_bit(context, change.cpu, change.register, change.bit, change.value)
-        else:
-            failure = context.services.set_active(change.name, change.active)
-            if failure:
-                operation.error(messages, failure)
-                return False
-    except OSError as exc:
-        operation.error(messages, f"cannot {describe(change)}: {exc.strerror or exc}")
-        return False
-    messages.actions.append(f"{operation.name}: {change.action}")
-    return True
-
-
 def require_root(context: Context, action: str, dry_run: bool) -> None:
     if not dry_run and not context.is_root:
         raise SystemTuningError(f"system {action} writes to /sys and /proc: run it as root (or use --dry-run)")
@@ -274,7 +210,7 @@ def tune(
     kept: list[tuple[Operation, Change, Entry | None]] = []
     for operation, change in planned:
         try:
-            entry = _previous(context, change)
+            entry = previous_entry(context, change)
         except OSError as exc:
             operation.error(messages, f"cannot {describe(change)}: {exc.strerror or exc}")
             continue
@@ -284,7 +220,9 @@ def tune(
     else:
         if any(entry is not None for _, _, entry in kept):
             save_state(state, path)  # before the first write
-        unchanged = [entry for operation, change, entry in kept if not _apply(context, operation, change, messages)]
+        unchanged = [
+            entry for operation, change, entry in kept if not apply_change(context, operation, change, messages)
+        ]
         # what this tune did not change needs no restoring (an IRQ that
         # cannot move would otherwise make every reset fail)
         dropped = [entry for entry in unchanged if entry is not None]
@@ -303,50 +241,6 @@ def tune(
     messages.warnings = _merge(after.warnings, messages.warnings)
     messages.errors = _merge(after.errors, messages.errors)
     return report
-
-
-def _restore(context: Context, entry: Entry) -> str | None:
-    """Write *entry* back and read it again; an error message or None."""
-    try:
-        if isinstance(entry, FileEntry):
-            if context.sysfs.read_text(entry.path) == entry.previous:
-                return None  # nothing to write back
-            context.sysfs.write_text(entry.path, entry.previous)
-            now = context.sysfs.read_text(entry.path)
-            if now != entry.previous:
-                return f"{entry.path}: wrote back {entry.previous!r} but it reads {now!r}"
-        elif isinstance(entry, MsrEntry):
-            _write_msr_bit(context, entry.cpu, entry.register, entry.bit, entry.previous)
-            if bool(context.sysfs.read_msr(entry.cpu, entry.register) >> entry.bit & 1) != entry.previous:
-                return f"MSR {entry.register:#x} of CPU {entry.cpu}: bit {entry.bit} did not go back"
-        else:
-            return context.services.set_active(entry.name, entry.previous)
-    except OSError as exc:
-        return f"cannot restore {_restored(entry)}: {exc.strerror or exc}"
-    return None
-
-
-def _restored(entry: Entry) -> str:
-    if isinstance(entry, FileEntry):
-        return entry.path
-    if isinstance(entry, MsrEntry):
-        return f"bit {entry.bit} of MSR {entry.register:#x} on CPU {entry.cpu}"
-    return f"the {entry.name} service ({'running' if entry.previous else 'stopped'})"
-
-
-def _group_irqs(entries: Sequence[Entry]) -> list[str]:
-    """Names of restored entries, the per-IRQ affinity files as one."""
-    names: list[str] = []
-    irqs: list[int] = []
-    for entry in entries:
-        parts = entry.path.split("/") if isinstance(entry, FileEntry) else []
-        if len(parts) == 5 and parts[1:3] == ["proc", "irq"] and parts[3].isdigit() and parts[4] == "smp_affinity":
-            irqs.append(int(parts[3]))
-        else:
-            names.append(_restored(entry))
-    if irqs:
-        names.append(f"/proc/irq/N/smp_affinity of IRQ {format_cpu_list(irqs)}")
-    return names
 
 
 RESET = "Reset"
@@ -384,25 +278,25 @@ def reset(
             if dry_run:
                 messages.actions.append(f"{operation.name}: would {describe(change)}")
             else:
-                _apply(context, operation, change, messages)
+                apply_change(context, operation, change, messages)
         messages.actions = group_actions(messages.actions)
     elif dry_run:
         messages.actions.extend(
-            f"{RESET}: would restore {_restored(entry)}"
+            f"{RESET}: would restore {describe_entry(entry)}"
             + (f" to {entry.previous!r}" if isinstance(entry, FileEntry) else "")
             for entry in state.entries
         )
     else:
         failed = []
         for entry in state.entries:
-            failure = _restore(context, entry)
+            failure = restore_entry(context, entry)
             if failure:
                 restorer.error(messages, failure)
                 failed.append(entry)
         restored = [entry for entry in state.entries if entry not in failed]
         if restored:
             when = f" (saved by tune on {state.created})" if state.created else ""
-            messages.actions.append(f"{RESET}: restored {', '.join(_group_irqs(restored))}{when}")
+            messages.actions.append(f"{RESET}: restored {', '.join(restored_names(restored))}{when}")
         if failed:
             restorer.error(messages, f"kept {path}: fix the errors above, then run reset again")
         else:
