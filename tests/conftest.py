@@ -3,8 +3,23 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
+
+#: tests under this folder start real subprocesses (python -m perf ...)
+INTEGRATION_FOLDER = Path(__file__).resolve().parent / "integration"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test under tests/integration/ ``integration``, whether or
+    not its module says so, before ``-m`` selects: ``pytest -m "not
+    integration"`` (the quick development loop) then never starts a
+    subprocess test.  ``tryfirst`` puts this before the deselection."""
+    for item in items:
+        if INTEGRATION_FOLDER in Path(item.path).resolve().parents:
+            item.add_marker(pytest.mark.integration)
 
 
 @pytest.fixture(autouse=True, scope="session")
