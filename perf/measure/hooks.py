@@ -3,8 +3,9 @@
 A hook is a class following :class:`HookBase`, published under the
 ``perf.hook`` entry-point group (a hook written for pyperf works when its
 package also registers it under ``perf.hook``), or handed to
-``Runner(hooks=...)`` as a descriptor.  :class:`HookSet` runs the selected
-hooks around the samples of one batch.  Built in: ``perf_record`` (Linux
+``Runner(hooks=...)`` as a descriptor; :func:`get_selected_hooks` finds
+them by name (:class:`perf.measure.hook_set.HookSet` runs them around the
+samples of one batch).  Built in: ``perf_record`` (Linux
 ``perf record``) and ``pystats`` (CPython built with ``--enable-pystats``).
 
 Must not: print, exit, or import importlib.metadata unless hooks are listed or selected.
@@ -15,11 +16,11 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from contextlib import ExitStack, suppress
+from contextlib import ExitStack
 from types import TracebackType
 from typing import Any, Callable, Dict, Iterable, Mapping, Protocol
 
-from perf.errors import UsageError, WorkerError
+from perf.errors import UsageError
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -28,7 +29,6 @@ __all__ = [
     "Hook",
     "HookDescriptor",
     "HookFactory",
-    "HookSet",
     "get_hook_names",
     "get_selected_hooks",
     "PerfRecord",
@@ -314,7 +314,12 @@ def get_hook_names(extra: Iterable[HookDescriptor] = ()) -> list[str]:
     return sorted(_descriptors(extra))
 
 
-def _select(names: Iterable[str], extra: Iterable[HookDescriptor]) -> list[tuple[str, HookFactory]]:
+def select_hooks(names: Iterable[str], extra: Iterable[HookDescriptor] = ()) -> list[tuple[str, HookFactory]]:
+    """``(name, factory)`` of the hooks *names*, in that order (duplicates
+    dropped); :func:`get_selected_hooks` without the names.
+
+    :raises UsageError: when a name is not a known hook.
+    """
     wanted = list(dict.fromkeys(names))  # a hook given twice runs once
     if not wanted:
         return []  # the common case: importlib.metadata is not even imported
@@ -330,75 +335,4 @@ def get_selected_hooks(names: Iterable[str], extra: Iterable[HookDescriptor] = (
 
     :raises UsageError: when a name is not a known hook.
     """
-    return [factory for _, factory in _select(names, extra)]
-
-
-class HookSet:
-    """The hooks of one batch of samples.
-
-    Construction builds one instance of each selected hook; each ``with``
-    block is one timed sample (hooks entered in order, exited in reverse
-    order); :meth:`teardown` ends the batch.
-
-    :raises UsageError: when a name is not a known hook.
-    :raises WorkerError: when a hook refuses to start (:class:`HookError`).
-    """
-
-    def __init__(self, names: Iterable[str] = (), extra: Iterable[HookDescriptor] = ()) -> None:
-        self._hooks: list[tuple[str, Hook]] = []
-        for name, factory in _select(names, extra):
-            try:
-                hook = factory()
-            except HookError as exc:
-                self._discard()
-                raise WorkerError(f"hook {name!r} cannot be set up: {exc}") from exc
-            self._hooks.append((name, hook))
-        self._stack: ExitStack | None = None
-
-    def _discard(self) -> None:
-        """Let the hooks built so far release what they hold (perf_record's
-        process and FIFOs); their errors would hide the one being raised."""
-        for _, hook in self._hooks:
-            with suppress(Exception):
-                hook.teardown({})
-        self._hooks.clear()
-
-    @property
-    def names(self) -> list[str]:
-        return [name for name, _ in self._hooks]
-
-    def __len__(self) -> int:
-        return len(self._hooks)
-
-    def __enter__(self) -> HookSet:
-        with ExitStack() as stack:
-            for _, hook in self._hooks:
-                stack.enter_context(hook)  # type: ignore[arg-type]
-            # every hook entered: keep them for __exit__
-            self._stack = stack.pop_all()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> bool:
-        stack, self._stack = self._stack, None
-        if stack is None:
-            return False
-        return bool(stack.__exit__(exc_type, exc, tb))
-
-    def teardown(self, metadata: Metadata) -> None:
-        """Call every hook's ``teardown`` (all of them, even after one fails),
-        then record ``hooks: "name1, name2"`` in *metadata*."""
-        errors: list[BaseException] = []
-        for _, hook in self._hooks:
-            try:
-                hook.teardown(metadata)
-            except Exception as exc:
-                errors.append(exc)
-        if self._hooks:
-            metadata["hooks"] = ", ".join(self.names)
-        if errors:
-            raise errors[0]
+    return [factory for _, factory in select_hooks(names, extra)]

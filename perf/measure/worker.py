@@ -173,7 +173,7 @@ def run_task(
         time_function = task.memory_function or _memory_time_function(time_function, args)
     hook_set = None
     if args.hook:
-        from perf.measure.hooks import HookSet
+        from perf.measure.hook_set import HookSet
 
         hook_set = HookSet(args.hook, extra=hook_descriptors)
         time_function = _hooked(time_function, hook_set)
