@@ -27,13 +27,14 @@ sys.path.insert(0, ROOT)
 
 def arguments(argv: list[str]):
     from perf.cli.main import ArgumentParser
-    from perf.measure.options import DEFAULT_BUDGET, add_runner_arguments, check_runner_args
+    from perf.measure.arguments import add_runner_arguments
+    from perf.measure.options import DEFAULT_BUDGET, RunOptions, check_runner_args
 
     parser = ArgumentParser(prog="bench")
     add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)
     args = parser.parse_args(argv)
     check_runner_args(args, DEFAULT_BUDGET, 1)
-    return args
+    return RunOptions.from_namespace(args)
 
 
 def timed(task_args, witness_on: bool) -> float:

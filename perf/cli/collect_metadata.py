@@ -18,7 +18,7 @@ HELP = "Collect and display the metadata of this host and Python (optionally int
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from perf.measure.options import cpu_list
+    from perf.measure.arguments import cpu_list
 
     parser.add_argument("--affinity", type=cpu_list, metavar="CPU_LIST", help="pin the process to these CPUs first")
     parser.add_argument("-o", "--output", metavar="FILE", help="also write the metadata to FILE (must not exist)")

@@ -15,22 +15,23 @@ HELP = "Benchmark the wall time of a program, in many worker processes."
 
 
 def _worker_arguments(command: list[str], args: argparse.Namespace) -> None:
-    from perf.cli.runner import command_program
-
-    command += ["--name", args.name, "--", *command_program(args)]
+    """The benchmark's name (the program of each side follows it)."""
+    command += ["--name", args.name]
 
 
 def main(argv: Sequence[str]) -> int:
     from perf.cli.runner import ArgumentParser, Runner, command_program
 
+    class CommandRunner(Runner):
+        mode = "command"  # a program of each side, timed by workers of this interpreter
+
     parser = ArgumentParser(prog="python -m perf command", description=HELP)
-    runner = Runner(
+    runner = CommandRunner(
         program_args=("-m", "perf", "command"),
         _argparser=parser,
         show_name=False,
         add_cmdline_args=_worker_arguments,
     )
-    runner._command = "command"
     parser.add_argument("--name", default="command", help="benchmark name (default: %(default)s)")
     parser.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments (after --)")
     args = runner.parse_args(argv)

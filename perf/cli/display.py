@@ -10,10 +10,20 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any, Callable, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO, Union
 
+from perf.measure.options import RunOptions
+from perf.measure.session import SessionEvents
 from perf.measure.tasks import Task
 from perf.model.benchmark import Benchmark
+
+#: the runner's options: checked and frozen, or a namespace
+Options = Union[RunOptions, argparse.Namespace]
+
+if TYPE_CHECKING:
+    from perf.measure.saving import PartialSave
+    from perf.measure.schedule import Progress
+    from perf.platform.lock import Holder
 
 
 def sample_printer(task: Task, unit: str | None = None) -> Callable[[str, int, float], None]:
@@ -93,17 +103,17 @@ class ProgressLine:
             self.printed = False
 
 
-def print_layout_warnings(args: argparse.Namespace) -> None:
+def print_layout_warnings(options: RunOptions) -> None:
     """ASLR and hash-seed warnings, on the environment the workers get."""
     from perf.measure.environment import layout_warnings, runner_environment
 
-    if args.quiet:
+    if options.quiet:
         return
-    for warning in layout_warnings(runner_environment(args)):
+    for warning in layout_warnings(runner_environment(options)):
         print(f"WARNING: {warning}", file=sys.stderr)
 
 
-def _extra_displays(benchmark: Benchmark, args: argparse.Namespace) -> list[str]:
+def _extra_displays(benchmark: Benchmark, args: Options) -> list[str]:
     lines: list[str] = []
     if args.metadata:
         from perf.render.metadata import format_metadata_lines
@@ -124,7 +134,7 @@ def _extra_displays(benchmark: Benchmark, args: argparse.Namespace) -> list[str]
     return lines
 
 
-def print_result(benchmark: Benchmark, args: argparse.Namespace, show_name: bool, checks: bool) -> None:
+def print_result(benchmark: Benchmark, args: Options, show_name: bool, checks: bool) -> None:
     """Extra displays, stability warnings, then the result line."""
     from perf.render.benchmark import format_result
 
@@ -136,7 +146,7 @@ def print_result(benchmark: Benchmark, args: argparse.Namespace, show_name: bool
     print("\n".join(lines), flush=True)
 
 
-def _check_lines(benchmark: Benchmark, args: argparse.Namespace) -> list[str]:
+def _check_lines(benchmark: Benchmark, args: Options) -> list[str]:
     """The full warning block.  With --target-precision the stopping rule
     chose the number of processes: pyperf's "Not enough samples" bullet
     (which asks for a +-1 % result) would contradict it, and
@@ -152,9 +162,7 @@ def _check_lines(benchmark: Benchmark, args: argparse.Namespace) -> list[str]:
     return [*format_warnings(checks, benchmark), ""]
 
 
-def print_comparison(
-    name: str | None, labels: Sequence[str], benchmarks: Sequence[Benchmark], args: argparse.Namespace
-) -> None:
+def print_comparison(name: str | None, labels: Sequence[str], benchmarks: Sequence[Benchmark], args: Options) -> None:
     """``--compare-to``: both results, then the comparison: the ratio with
     its interval and verdict (paired when the runs were interleaved), as
     ``compare_to`` prints it, and a line that says what the verdict means.
@@ -178,7 +186,7 @@ def print_comparison(
     print(prefix + format_verdict(comparison, DEFAULT_MARGIN, needed=needed))
 
 
-def print_precision_note(args: argparse.Namespace, precision: float, count: int) -> None:
+def print_precision_note(args: Options, precision: float, count: int) -> None:
     """--target-precision: when the most processes (pairs with
     --compare-to) were not enough, say how far the interval got and about
     how many would reach the target: the advice is at the run's target,
@@ -199,3 +207,105 @@ def print_precision_note(args: argparse.Namespace, precision: float, count: int)
         about = f"more than {needed}" if needed >= MAX_PROCESSES else f"about {needed}"
         text += f"; {about} {unit.rsplit(maxsplit=1)[-1]} would reach it"
     print(text)
+
+
+def show_results(
+    name: str | None, results: Sequence[Benchmark], options: RunOptions, labels: Sequence[str] | None
+) -> None:
+    """The result (or, with two sides, the comparison), and with
+    --target-precision a note when the most processes were not enough."""
+    from perf.measure.options import stopping_rule
+
+    rule = stopping_rule(options)
+    if len(results) == 1:
+        print_result(results[0], options, name is not None, checks=not options.quiet)
+        if rule is not None:
+            means = results[0].get_process_means()
+            print_precision_note(options, rule.precision(means), len(means))
+        return
+    assert labels is not None
+    print_comparison(name, labels, results, options)
+    if rule is not None:
+        pairs = [benchmark.get_process_means() for benchmark in results]
+        print_precision_note(options, rule.paired_precision(*pairs), len(pairs[0]))
+
+
+class RunEvents(SessionEvents):
+    """What the runner shows of a session: progress on stderr, the wait
+    for another run's CPUs, what was saved of a stopped suite."""
+
+    def __init__(self, options: RunOptions) -> None:
+        self.options = options
+        self.line: ProgressLine | None = None
+
+    def progress(self, side: int, progress: Progress) -> None:
+        if self.line is None:
+            self.line = ProgressLine(self.options.quiet, verbose=self.options.verbose)
+        self.line.update(progress)
+
+    def starting(self) -> None:
+        print_layout_warnings(self.options)
+
+    def finished(self) -> None:
+        """The end of a run: clear the progress line."""
+        if self.line is not None:
+            self.line.close()
+            self.line = None
+
+    def lock_wait(self, holders: list[Holder]) -> None:
+        from perf.platform.cpus import format_cpu_list
+
+        sys.stdout.flush()
+        cpu_text = format_cpu_list(holder.cpu for holder in holders)
+        print(
+            f"Waiting for the benchmark running on CPU {cpu_text} ({holders[0].describe()}) to finish "
+            "(--lock fail: stop instead)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def partial_save(self, saved: PartialSave) -> None:
+        for error in saved.errors:
+            print(f"ERROR: {error}", file=sys.stderr)
+        if saved.saved:
+            sys.stdout.flush()
+            print(f"Saved to {saved.where} before stopping, incomplete: {', '.join(saved.saved)}", file=sys.stderr)
+
+
+def lock_command(program_args: Sequence[str]) -> list[str]:
+    """How the CPU lock describes this run to another that waits for it:
+    the command line as typed (``python -m perf timeit``, not the path of
+    perf/__main__.py)."""
+    import os
+    import shlex
+
+    argv = list(sys.argv)
+    if tuple(program_args[:2]) == ("-m", "perf"):
+        argv[:1] = ["-m", "perf"]
+    return [shlex.quote(word) for word in (os.path.basename(sys.executable), *argv)]
+
+
+def announce(name: str, pipe: int | None) -> None:
+    """``--worker-list``: send the name of a declared benchmark."""
+    import json
+    import os
+
+    line = (json.dumps(name) + "\n").encode("utf-8")
+    if pipe is None:
+        sys.stdout.write(line.decode("utf-8"))
+        return
+    while line:
+        line = line[os.write(pipe, line) :]
+
+
+def print_user_traceback(exc: BaseException) -> None:
+    """The traceback of the benchmarked code, without perf's frames."""
+    import os
+    import traceback
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    error = traceback.TracebackException.from_exception(exc)
+    frames = [frame for frame in error.stack if not os.path.abspath(frame.filename).startswith(package + os.sep)]
+    error.stack = traceback.StackSummary.from_list(frames)
+    sys.stdout.flush()
+    print("".join(error.format()), end="", file=sys.stderr)

@@ -17,7 +17,7 @@ ACTIONS = ("show", "tune", "reset")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from perf.measure.options import cpu_list
+    from perf.measure.arguments import cpu_list
     from perf.system.state import DEFAULT_STATE_FILE
 
     parser.add_argument("action", nargs="?", choices=ACTIONS, default="show", help="what to do (default: show)")

@@ -28,16 +28,18 @@ def _worker_arguments(command: list[str], args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str]) -> int:
     from perf.cli.runner import ArgumentParser, Runner
-    from perf.measure.options import strictly_positive
+    from perf.measure.arguments import strictly_positive
+
+    class TimeitRunner(Runner):
+        mode = "timeit"  # one benchmark: nothing to list or shuffle
 
     parser = ArgumentParser(prog="python -m perf timeit", description=HELP)
-    runner = Runner(
+    runner = TimeitRunner(
         program_args=("-m", "perf", "timeit"),
         _argparser=parser,
         show_name=False,
         add_cmdline_args=_worker_arguments,
     )
-    runner._command = "timeit"  # one benchmark: nothing to list or shuffle
     parser.add_argument("--name", default="timeit", help="benchmark name (default: %(default)s)")
     parser.add_argument(
         "-s", "--setup", action="append", default=[], help="setup statement, run once per value (repeatable)"

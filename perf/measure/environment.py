@@ -20,9 +20,12 @@ import argparse
 import os
 import random
 import sys
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from perf.platform.sysfs import DEFAULT, SysFS
+
+if TYPE_CHECKING:
+    from perf.measure.options import RunOptions
 
 PADDING_VARIABLE = "PERF_ENV_PADDING"
 MAX_PADDING = 4095
@@ -87,7 +90,7 @@ def worker_environment(
 
 
 def runner_environment(
-    args: argparse.Namespace, environ: Mapping[str, str] = os.environ, padding: int = 0
+    args: RunOptions | argparse.Namespace, environ: Mapping[str, str] = os.environ, padding: int = 0
 ) -> dict[str, str]:
     """The environment of a worker of a run with the options *args*
     (``--inherit-environ``, ``--copy-env``, ``--no-locale``, ``--hook``),

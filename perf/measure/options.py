@@ -1,11 +1,11 @@
-"""The runner's command line: declare it, check it, and rebuild it for workers.
+"""The runner's options: checked in one place, then frozen.
 
-:func:`add_runner_arguments` declares every option of compat spec section
-3.1 on an :class:`argparse.ArgumentParser`; :func:`check_runner_args`
-completes and validates the parsed namespace in one place (budget presets,
-calibration flags, output files, memory options, the clock);
-:func:`worker_arguments` turns it back into the options of one worker
-command line.
+:func:`check_runner_args` completes and validates the parsed namespace of
+the runner options (:mod:`perf.measure.arguments` declares them): budget
+presets, calibration flags, output files, memory options, the clock,
+hooks, CPUs.  :class:`RunOptions` is the same options, typed and frozen:
+what :mod:`perf.measure` reads.  :func:`worker_arguments` turns them back
+into the options of one worker command line.
 
 The namespace stays an :class:`argparse.Namespace` (``Runner.args``):
 bench scripts add their own options to ``runner.argparser`` and read them
@@ -19,11 +19,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Sequence, Union
 
 from perf.errors import UsageError
-from perf.model.metadata import CLOCKS, DEFAULT_CLOCK
-from perf.platform.cpus import parse_cpu_list
+from perf.measure.sides import absolute_executable, command_program, output_paths, side_labels
+from perf.model.metadata import DEFAULT_CLOCK
+
+if TYPE_CHECKING:
+    from perf.measure.stopping import StoppingRule
+
+#: what the Runner runs: a bench script's benchmarks, ``python -m perf
+#: timeit`` (one benchmark of statements) or ``python -m perf command``
+#: (one benchmark of a program)
+RunMode = Literal["script", "timeit", "command"]
 
 #: ``--warmups auto``: find each process's steady state (JIT runtimes)
 AUTO = "auto"
@@ -46,234 +54,122 @@ MAX_PROCESSES = 100
 JIT_BUDGET = Budget(processes=6, values=10)
 
 
-def _integer(text: str) -> int:
-    """An integer, also written ``x^y`` (``2^10``) as pyperf accepts."""
-    try:
-        if "^" in text:
-            base, _, exponent = text.partition("^")
-            if int(exponent) < 0:
-                raise ValueError
-            return int(base) ** int(exponent)  # type: ignore[no-any-return]
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid integer: {text!r}") from None
+class GivenBudget(NamedTuple):
+    """Processes, values and warmups as a bench script gave them to
+    ``Runner(...)``, or as the command line gave them (None: not given)."""
+
+    processes: int | None = None
+    values: int | None = None
+    warmups: int | str | None = None
+
+    def budget_for(self, jit: bool) -> tuple[Budget, int | str]:
+        """Processes, values and warmups for workers with or without a JIT."""
+        base = JIT_BUDGET if jit else DEFAULT_BUDGET
+        budget = Budget(self.processes or base.processes, self.values or base.values)
+        warmups: int | str = AUTO if jit else 1
+        return budget, warmups if self.warmups is None else self.warmups
 
 
-def strictly_positive(text: str) -> int:
-    value = _integer(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
-    return value
+class RunOptions(NamedTuple):
+    """The runner options, checked: typed and frozen (``_replace`` gives a
+    side its own budget)."""
+
+    processes: int
+    values: int
+    warmups: int | str
+    loops: int
+    min_time: float
+    rigorous: bool = False
+    fast: bool = False
+    debug_single_value: bool = False
+    target_precision: float | None = None
+    min_processes: int | None = None
+    max_processes: int | None = None
+    adaptive_values: bool = False
+    no_shuffle: bool = False
+    timeout: float | None = None
+    verbose: bool = False
+    quiet: bool = False
+    output: str | None = None
+    append: str | None = None
+    dump: bool = False
+    metadata: bool = False
+    hist: bool = False
+    stats: bool = False
+    affinity: str | None = None
+    lock: str = "wait"
+    inherit_environ: tuple[str, ...] = ()
+    copy_env: bool = False
+    no_locale: bool = False
+    python: str = sys.executable
+    compare_to: str | None = None
+    python_names: tuple[str, str] | None = None
+    profile: str | None = None
+    hook: tuple[str, ...] = ()
+    clock: str = DEFAULT_CLOCK
+    tracemalloc: bool = False
+    track_memory: bool = False
+    worker: bool = False
+    worker_task: int | None = None
+    worker_list: bool = False
+    pipe: int | None = None
+    calibrate_loops: bool = False
+    recalibrate_loops: bool = False
+    calibrate_warmups: bool = False
+    recalibrate_warmups: bool = False
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> RunOptions:
+        """The runner options of a checked namespace (a script's own
+        options stay in the namespace)."""
+        values = {name: getattr(args, name) for name in cls._fields if hasattr(args, name)}
+        values["inherit_environ"] = tuple(values.get("inherit_environ") or ())
+        values["hook"] = tuple(values.get("hook") or ())
+        return cls(**values)
+
+    @property
+    def memory(self) -> bool:
+        """The values are memory peaks (``--track-memory``, ``--tracemalloc``)."""
+        return self.track_memory or self.tracemalloc
 
 
-def positive_or_zero(text: str) -> int:
-    value = _integer(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
-    return value
+#: what :func:`apply_budget` completes: a namespace, or options to copy
+OptionsLike = Union[argparse.Namespace, RunOptions]
 
 
-def warmups_count(text: str) -> int | str:
-    if text == AUTO:
-        return AUTO
-    return positive_or_zero(text)
-
-
-def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid number of seconds: {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
-    return value
-
-
-def cpu_list(text: str) -> str:
-    try:
-        cpus = parse_cpu_list(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"invalid CPU list {text!r}: {exc}") from None
-    if not cpus:
-        raise argparse.ArgumentTypeError(f"empty CPU list: {text!r}")
-    return text
-
-
-def comma_list(text: str) -> list[str]:
-    return [item.strip() for item in text.split(",") if item.strip()]
-
-
-def percentage(text: str) -> float:
-    """``'1%'`` or ``'1'`` -> 0.01: a precision in percent, in (0, 100)."""
-    number = text.strip().removesuffix("%").strip()
-    try:
-        value = float(number)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a percentage such as 1% or 0.5, got {text!r}") from None
-    if not 0 < value < 100:
-        raise argparse.ArgumentTypeError(f"the percentage must be between 0 and 100 (exclusive), got {text!r}")
-    return value / 100
-
-
-def python_names(text: str) -> tuple[str, str]:
-    reference, colon, changed = text.partition(":")
-    if not colon or not reference or not changed:
-        raise argparse.ArgumentTypeError(f"expected REF_NAME:CHANGED_NAME, got {text!r}")
-    return reference, changed
-
-
-def add_runner_arguments(
-    parser: argparse.ArgumentParser, budget: Budget, warmups: int | str, loops: int, min_time: float
-) -> None:
-    """Declare the runner options; *budget*, *warmups*, *loops* and
-    *min_time* are the defaults shown in ``--help`` (a bench script's
-    ``Runner(...)`` arguments)."""
-    add = parser.add_argument
-    add("--rigorous", action="store_true", help="spend longer for a more precise result (2 x processes)")
-    add("--fast", action="store_true", help="get a rough answer quickly (fewer processes and values)")
-    add("--debug-single-value", action="store_true", help="debug mode: 1 process, 1 value, 1 loop, no warmup")
-    add(
-        "-p",
-        "--processes",
-        type=strictly_positive,
-        metavar="N",
-        help=f"number of worker processes producing values (default: {budget.processes})",
-    )
-    add(
-        "-n",
-        "--values",
-        type=strictly_positive,
-        metavar="N",
-        help=f"number of values per process (default: {budget.values})",
-    )
-    add(
-        "-w",
-        "--warmups",
-        type=warmups_count,
-        metavar="N",
-        help=f"warmup values per process, or 'auto' to find each process's steady state (default: {warmups})",
-    )
-    add(
-        "-l",
-        "--loops",
-        type=positive_or_zero,
-        default=loops,
-        metavar="N",
-        help="loops per value; 0 calibrates them (default: %(default)s)",
-    )
-    add(
-        "--min-time",
-        type=seconds,
-        default=min_time,
-        metavar="SEC",
-        help="shortest duration of one value, in seconds (default: %(default)s)",
-    )
-    add(
-        "--target-precision",
-        type=percentage,
-        metavar="PCT",
-        help="run processes until the 95%% confidence interval of the mean (with --compare-to: of the ratio) "
-        "is within +-PCT%%, between --min-processes and --max-processes (replaces -p)",
-    )
-    add(
-        "--min-processes",
-        type=strictly_positive,
-        metavar="N",
-        help=f"with --target-precision: at least N processes or pairs (default: {MIN_PROCESSES})",
-    )
-    add(
-        "--max-processes",
-        type=strictly_positive,
-        metavar="N",
-        help=f"with --target-precision: at most N processes or pairs (default: {MAX_PROCESSES})",
-    )
-    add(
-        "--adaptive-values",
-        action="store_true",
-        help="choose the values per process after a pilot of 6 processes, for the most precision per second "
-        "(replaces -n)",
-    )
-    add(
-        "--no-shuffle",
-        action="store_true",
-        help="run a script's benchmarks one after the other, in the order it declares them, instead of one "
-        "worker of each per round in a random order (recorded as schedule_seed)",
-    )
-    add("--timeout", type=seconds, metavar="SEC", help="stop a worker running longer than SEC (exit status 124)")
-    add("-v", "--verbose", action="store_true", help="print every value and calibration step")
-    add("-q", "--quiet", action="store_true", help="print only the result")
-    add("-o", "--output", metavar="FILE", help="write the results to FILE (must not exist)")
-    add("--append", metavar="FILE", help="add the results to FILE (created if missing)")
-    add("-d", "--dump", action="store_true", help="show every run's values")
-    add("-m", "--metadata", action="store_true", help="show metadata")
-    add("-g", "--hist", action="store_true", help="show a histogram of the values")
-    add("-t", "--stats", action="store_true", help="show statistics")
-    add("--affinity", type=cpu_list, metavar="CPU_LIST", help="pin workers to these CPUs (default: isolated CPUs)")
-    add(
-        "--lock",
-        choices=("wait", "fail", "none"),
-        default="wait",
-        help="when another perf run uses the same CPUs: wait for it (default), fail, or run anyway (none)",
-    )
-    add(
-        "--inherit-environ",
-        type=comma_list,
-        metavar="VARS",
-        help="comma-separated environment variables passed on to workers",
-    )
-    add("--copy-env", action="store_true", help="pass the whole environment on to workers")
-    add("--no-locale", action="store_true", help="do not pass the locale variables (LANG, LC_*) on to workers")
-    add("--python", metavar="PYTHON", help="Python executable running the workers (default: this one)")
-    add(
-        "--compare-to",
-        metavar="REF",
-        help="compare with REF, workers interleaved in pairs: a Python executable (python -m perf command: "
-        "a reference command line, quoted)",
-    )
-    add("--python-names", type=python_names, metavar="REF_NAME:CHANGED_NAME", help="labels for --compare-to")
-    add("--profile", metavar="FILE", help="collect cProfile statistics into FILE")
-    add("--hook", action="append", dest="hook", default=[], metavar="NAME", help="enable a hook (repeatable)")
-    add(
-        "--clock",
-        choices=CLOCKS,
-        default=DEFAULT_CLOCK,
-        help="time with the wall clock (default), or with the CPU time of the worker's thread, which leaves out "
-        "the time other processes took the CPU from it (cpu: not for python -m perf command)",
-    )
-    memory = parser.add_mutually_exclusive_group()
-    memory.add_argument("--tracemalloc", action="store_true", help="measure peak traced memory instead of time")
-    memory.add_argument("--track-memory", action="store_true", help="measure peak memory usage instead of time")
-    # internal: used on worker command lines
-    internal = argparse.SUPPRESS
-    add("--worker", action="store_true", help=internal)
-    add("--worker-task", type=positive_or_zero, metavar="TASK_ID", help=internal)
-    add("--worker-list", action="store_true", help=internal)
-    add("--pipe", type=positive_or_zero, metavar="FD", help=internal)
-    add("--calibrate-loops", action="store_true", help=internal)
-    add("--recalibrate-loops", action="store_true", help=internal)
-    add("--calibrate-warmups", action="store_true", help=internal)
-    add("--recalibrate-warmups", action="store_true", help=internal)
-
-
-def apply_budget(args: argparse.Namespace, budget: Budget, warmups: int | str) -> None:
-    """Processes, values, warmups: explicit options win over presets."""
+def budget_values(args: OptionsLike, budget: Budget, warmups: int | str) -> dict[str, Any]:
+    """Processes, values, warmups (and loops with --debug-single-value)
+    from the presets: explicit options win over them."""
     processes, values = budget
+    completed: dict[str, Any] = {}
     if args.rigorous:
         processes *= 2
     elif args.fast:
         processes, values = max(processes // 2, 3), max(values * 2 // 3, 2)
     if args.debug_single_value:
         processes, values, warmups = 1, 1, 0
-        args.loops = 1
-        args.min_time = 1e-9
-    if args.target_precision is not None:
+        completed.update(loops=1, min_time=1e-9)
+    if args.target_precision is not None and args.max_processes is not None:
         processes = args.max_processes  # the most a run may take: the stopping rule decides
-    if args.processes is None:
-        args.processes = processes
-    if args.values is None:
-        args.values = values
-    if args.warmups is None:
-        args.warmups = warmups
+    completed.update(processes=processes, values=values, warmups=warmups)
+    return completed
+
+
+def apply_budget(args: argparse.Namespace, budget: Budget, warmups: int | str) -> None:
+    """Complete *args* in place with :func:`budget_values`."""
+    for name, value in budget_values(args, budget, warmups).items():
+        if name in ("loops", "min_time") or getattr(args, name) is None:
+            setattr(args, name, value)
+
+
+def side_options(options: RunOptions, given: GivenBudget, budget: Budget, warmups: int | str) -> RunOptions:
+    """*options* with the budget of another interpreter's workers: what the
+    user gave on the command line (*given*) stays."""
+    completed = budget_values(options, budget, warmups)
+    for name in ("processes", "values", "warmups"):
+        if getattr(given, name) is not None:
+            completed[name] = getattr(given, name)
+    return options._replace(**completed)
 
 
 def _check_calibration_flags(args: argparse.Namespace) -> None:
@@ -293,92 +189,16 @@ def _check_calibration_flags(args: argparse.Namespace) -> None:
         raise UsageError("--pipe requires --worker")
 
 
-#: --compare-to: the suffixes of the two files -o/--append name when the
-#: labels of the two sides cannot name them
-SIDE_SUFFIXES = ("ref", "changed")
-#: the longest label used in a file name
-MAX_FILE_LABEL = 40
-
-
-def command_program(args: argparse.Namespace) -> list[str]:
-    """The program of ``python -m perf command`` (after ``--``)."""
-    program: list[str] = getattr(args, "program", None) or []
-    return program[1:] if program[:1] == ["--"] else program
-
-
-def python_labels(reference: str, changed: str) -> tuple[str, str]:
-    """Short labels telling two interpreters apart: their file names when
-    they differ (pyperf's labels: ``python3.11``, ``python3.12``), else the
-    nearest folder that differs (``/a/venv/bin/python`` and
-    ``/b/venv/bin/python`` -> ``a``, ``b``; pyenv's ``3.11.7``,
-    ``3.12.1``), else ``ref`` and ``changed``."""
-    parts = [path.split(os.sep) for path in (reference, changed)]
-    while parts[0] and parts[1] and parts[0][-1] == parts[1][-1]:
-        for side in parts:
-            side.pop()
-    labels = (parts[0][-1] if parts[0] else "", parts[1][-1] if parts[1] else "")
-    if not all(labels) or labels[0] == labels[1]:
-        return SIDE_SUFFIXES
-    return labels
-
-
-def side_labels(args: argparse.Namespace, command: str | None = None) -> tuple[str, str]:
-    """--compare-to: the labels of the reference and of the changed side,
-    ``--python-names`` when given (*command* ``"command"``: the two
-    command lines)."""
-    if args.python_names:
-        reference, changed = args.python_names
-        return reference, changed
-    if command == "command":
-        import shlex
-
-        return shlex.join(shlex.split(args.compare_to)), shlex.join(command_program(args))
-    return python_labels(args.compare_to, args.python)
-
-
-def _file_label(label: str) -> str:
-    """*label* as a part of a file name: letters, digits, ``.``, ``_``,
-    ``+`` and ``-`` (anything else becomes ``-``)."""
-    import re
-
-    return re.sub(r"[^A-Za-z0-9._+]+", "-", label).strip(".-")
-
-
-def split_extension(path: str) -> tuple[str, str]:
-    """``result.json.gz`` -> ``('result', '.json.gz')``."""
-    for extension in (".json.gz", ".json", ".gz"):
-        if path.endswith(extension):
-            return path[: -len(extension)], extension
-    return path, ""
-
-
-def side_paths(path: str, labels: tuple[str, str] = SIDE_SUFFIXES) -> tuple[str, str]:
-    """--compare-to with ``-o`` or ``--append PATH``: the files of the
-    reference and of the changed side, named after their *labels*
-    (``result.json`` -> ``result-3.11.json``, ``result-3.12.json``;
-    ``.json.gz`` kept).  Labels that would not make two distinct, short
-    file names give ``result-ref.json`` and ``result-changed.json``."""
-    stem, extension = split_extension(path)
-    suffixes = tuple(_file_label(label) for label in labels)
-    if not all(suffixes) or suffixes[0] == suffixes[1] or max(map(len, suffixes)) > MAX_FILE_LABEL:
-        suffixes = SIDE_SUFFIXES
-    return f"{stem}-{suffixes[0]}{extension}", f"{stem}-{suffixes[1]}{extension}"
-
-
-def output_paths(path: str, labels: tuple[str, str] | None) -> tuple[str, ...]:
-    """The files a run writes for -o/--append *path* (*labels*: the sides
-    of a --compare-to run)."""
-    return side_paths(path, labels) if labels else (path,)
-
-
-def _check_outputs(args: argparse.Namespace, command: str | None) -> None:
+def _check_outputs(args: argparse.Namespace, mode: RunMode) -> None:
     """Refuse now what would fail after the benchmark ran (a worker run in
     place, without --pipe, writes -o/--append too)."""
     if args.output and args.append:
         raise UsageError("--output and --append are mutually exclusive")
     if args.worker and args.pipe is not None:
         return
-    labels = side_labels(args, command) if args.compare_to and not args.worker else None
+    labels = None
+    if args.compare_to and not args.worker:
+        labels = side_labels(args, command_program(args) if mode == "command" else None)
     for path in output_paths(args.output, labels) if args.output else ():
         if os.path.lexists(path):
             raise UsageError(f"{path}: the file already exists (use --append to add runs to it)")
@@ -403,12 +223,17 @@ def check_runner_args(
     args: argparse.Namespace,
     budget: Budget,
     warmups: int | str,
-    command: str | None = None,
+    mode: RunMode = "script",
+    hook_names: Sequence[str] | None = None,
 ) -> None:
-    """Complete and validate parsed runner options, in place.
+    """Complete and validate parsed runner options, in place: the one
+    place where they are checked.
 
-    *command* is ``"command"`` for ``python -m perf command`` (which cannot
-    use ``--tracemalloc``).  Raises :class:`~perf.errors.UsageError`.
+    *budget* and *warmups*: the defaults of the interpreter that runs the
+    workers.  *mode* ``"command"`` (``python -m perf command``) cannot use
+    ``--tracemalloc`` nor ``--clock cpu``.  *hook_names*: the hooks
+    ``--hook`` may name (None: not checked).  Raises
+    :class:`~perf.errors.UsageError`.
     """
     if args.pipe is not None:
         args.quiet = True  # a worker's verbose lines still go to stdout
@@ -419,29 +244,87 @@ def check_runner_args(
         raise UsageError("--adaptive-values replaces -n/--values")
     apply_budget(args, budget, warmups)
     _check_calibration_flags(args)
-    if args.tracemalloc and command == "command":
+    if args.tracemalloc and mode == "command":
         raise UsageError("--tracemalloc cannot be used with python -m perf command (use --track-memory)")
+    _check_interpreters(args, mode)
+    _check_outputs(args, mode)  # with --compare-to, the files are named after the labels
+    _check_clock(args, mode)
+    if hook_names is not None:
+        _check_hook_names(args.hook, hook_names)
+
+
+def check_machine_args(args: argparse.Namespace) -> None:
+    """The options that depend on this machine and this Python, checked
+    after :func:`check_runner_args`: memory tracking, CPUs (``--affinity``
+    defaults to the isolated CPUs, when the kernel has some)."""
+    _check_memory(args)
+    if not args.worker:
+        _check_affinity(args)
+
+
+def _check_interpreters(args: argparse.Namespace, mode: RunMode) -> None:
+    """--python and --compare-to: absolute paths (a reference command line
+    for ``python -m perf command``)."""
     if args.python_names and not args.compare_to:
         raise UsageError("--python-names requires --compare-to")
     if args.compare_to is not None and not args.compare_to.strip():
         raise UsageError("--compare-to: the reference is empty")
     args.python = absolute_executable(args.python, "python") if args.python else sys.executable
-    if args.compare_to and command == "command":
+    if args.compare_to and mode == "command":
         _check_reference_command(args.compare_to)
     elif args.compare_to:
         args.compare_to = absolute_executable(args.compare_to, "compare_to")
-    _check_outputs(args, command)  # with --compare-to, the files are named after the labels
-    _check_clock(args, command)
 
 
-def _check_clock(args: argparse.Namespace, command: str | None) -> None:
+def _check_memory(args: argparse.Namespace) -> None:
+    """--tracemalloc and --track-memory, where this Python has them."""
+    if args.tracemalloc:
+        try:
+            import tracemalloc  # noqa: F401
+        except ImportError as exc:
+            raise UsageError(f"--tracemalloc is not available on this Python: {exc}") from None
+    if args.track_memory and not args.worker:
+        from perf.measure.memory import peak_rss_supported
+
+        if not peak_rss_supported():
+            raise UsageError("--track-memory is not supported on this platform")
+
+
+def _check_hook_names(names: Sequence[str], known: Sequence[str]) -> None:
+    for name in names:
+        if name not in known:
+            raise UsageError(f"--hook: unknown hook {name!r} (known: {', '.join(known) or 'none'})")
+
+
+def _check_affinity(args: argparse.Namespace) -> None:
+    """--affinity: CPUs this process may use; by default, the isolated
+    CPUs when the kernel has some."""
+    from perf.platform.cpus import format_cpu_list, get_cpu_affinity, get_isolated_cpus, parse_cpu_list
+
+    if not args.affinity:
+        isolated = get_isolated_cpus()
+        if isolated:
+            args.affinity = format_cpu_list(isolated)
+        return
+    allowed = get_cpu_affinity()
+    if allowed is None:
+        return
+    unknown = set(parse_cpu_list(args.affinity)) - allowed
+    if unknown:
+        raise UsageError(
+            f"--affinity: CPU {format_cpu_list(unknown)} not available "
+            f"(this process may use {format_cpu_list(allowed)})"
+        )
+
+
+def _check_clock(args: argparse.Namespace, mode: RunMode) -> None:
     """``--clock cpu``: only for code that runs in the worker's own thread,
     with a thread CPU clock that works here."""
     from perf.measure.clock import check_clock
 
     if args.clock == DEFAULT_CLOCK:
         return
-    if command == "command":
+    if mode == "command":
         raise UsageError(
             f"--clock {args.clock} cannot be used with python -m perf command: the program runs in another "
             "process, whose CPU time the worker's thread clock does not count"
@@ -474,13 +357,14 @@ def _check_target_precision(args: argparse.Namespace) -> None:
         )
 
 
-def stopping_rule(args: argparse.Namespace) -> Any:
+def stopping_rule(options: RunOptions) -> StoppingRule | None:
     """The StoppingRule of --target-precision, or None."""
-    if getattr(args, "target_precision", None) is None:
+    if options.target_precision is None:
         return None
     from perf.measure.stopping import StoppingRule
 
-    return StoppingRule(args.target_precision, args.min_processes, args.max_processes)
+    assert options.min_processes is not None and options.max_processes is not None
+    return StoppingRule(options.target_precision, options.min_processes, options.max_processes)
 
 
 def _check_reference_command(text: str) -> None:
@@ -500,42 +384,14 @@ def _check_reference_command(text: str) -> None:
         raise UsageError(f"--compare-to: {exc}") from None
 
 
-def absolute_executable(executable: str, option: str) -> str:
-    """An absolute path that keeps symlinks (a venv's python is one)."""
-    import shutil
-
-    found = shutil.which(executable) if os.sep not in executable else executable
-    if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
-        raise UsageError(f"--{option.replace('_', '-')}: {executable}: no such executable")
-    return os.path.normpath(os.path.abspath(found))
-
-
-def worker_arguments(
-    args: argparse.Namespace, task: int, pipe: int, loops: int, values: int | None = None
-) -> list[str]:
-    """The runner options of one worker command line (after the program).
-
-    *loops* 0 makes this worker calibrate the loops before its values
-    (``--loops 0`` is explicit: a script's ``Runner(loops=N)`` default
-    must not apply to it).  *values*: per process (default ``--values``;
-    ``--adaptive-values`` chooses them after a pilot).
-    """
-    command = ["--worker", "--pipe", str(pipe), "--worker-task", str(task)]
-    command += ["--values", str(args.values if values is None else values), "--min-time", repr(args.min_time)]
-    command += ["--loops", str(loops)]  # 0: this worker calibrates them
-    command += ["--warmups", str(args.warmups)]
-    if args.verbose:
-        command.append("-v")
-    if args.affinity:
-        command.append(f"--affinity={args.affinity}")
-    if args.clock != DEFAULT_CLOCK:
-        command += ["--clock", args.clock]
-    if args.tracemalloc:
-        command.append("--tracemalloc")
-    if args.track_memory:
-        command.append("--track-memory")
-    if args.profile:
-        command += ["--profile", args.profile]
-    for hook in args.hook:
-        command += ["--hook", hook]
-    return command
+def check_hook_descriptors(hooks: Sequence[Any] | None) -> tuple[Any, ...]:
+    """``Runner(hooks=...)``: a list or tuple of descriptors, each with a
+    ``name`` and a ``load()`` (RuntimeError otherwise, as pyperf)."""
+    if hooks is None:
+        return ()
+    if not isinstance(hooks, (list, tuple)):
+        raise RuntimeError("hooks must be a list or a tuple of hook descriptors")
+    for hook in hooks:
+        if not hasattr(hook, "name") or not callable(getattr(hook, "load", None)):
+            raise RuntimeError(f"invalid hook descriptor {hook!r}: it needs a 'name' and a 'load()'")
+    return tuple(hooks)

@@ -242,6 +242,14 @@ class TimeitCode:
         includes besides the statements (design/statistics.md R10)."""
         return self.time_function(clock, empty=True)
 
+    def task(self, name: str, inner_loops: int | None, metadata: dict[str, Any] | None, clock: Clock) -> Task:
+        """The task of ``Runner.timeit()``: the statements, their metadata
+        (then the caller's), and the empty loop of its overhead."""
+        task_metadata = self.metadata()
+        task_metadata.update(metadata or {})
+        function = self.time_function(clock)
+        return Task(name, function, inner_loops, task_metadata, overhead_function=self.overhead_function(clock))
+
     def metadata(self) -> dict[str, Any]:
         """``timeit_*`` keys, stored as pyperf stores them."""
         metadata: dict[str, Any] = {}
@@ -337,6 +345,10 @@ class CommandTimer:
         if not self.max_rss:
             raise WorkerError("--track-memory: the maximum RSS of the command is not available here")
         return float(self.max_rss)
+
+    def task(self, name: str) -> Task:
+        """The task of ``Runner.bench_command()``."""
+        return Task(name, self, collect=self.collect, memory_function=self.peak_memory)
 
     def collect(self, metadata: dict[str, Any]) -> None:
         import shlex

@@ -15,7 +15,6 @@ workers.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import math
 import os
@@ -28,10 +27,9 @@ from perf.measure.calibration import TimerInfo
 from perf.measure.clock import DEFAULT_CLOCK, Clock, probe_timer, record_clock
 from perf.measure.environment import padding_length
 from perf.measure.interference import Witness
-from perf.measure.options import AUTO
+from perf.measure.options import RunOptions
 from perf.measure.sampling import Samples, SamplingPlan, TimeFunction, measure
 from perf.measure.tasks import Task
-from perf.model import metadata as metadata_keys
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 
@@ -46,12 +44,12 @@ def set_affinity(cpu_list: str) -> None:
         raise UsageError("--affinity: CPU affinity is not available here (install psutil)")
 
 
-def _memory_time_function(time_function: TimeFunction, args: argparse.Namespace) -> TimeFunction:
+def _memory_time_function(time_function: TimeFunction, options: RunOptions) -> TimeFunction:
     """With --track-memory/--tracemalloc a "value" is the peak memory of a sample."""
     from perf.measure import memory
 
     def peak(loops: int) -> float:
-        tracker: Any = memory.TracemallocTracker() if args.tracemalloc else memory.PeakMemoryTracker()
+        tracker: Any = memory.TracemallocTracker() if options.tracemalloc else memory.PeakMemoryTracker()
         with tracker:
             time_function(loops)
         return float(max(tracker.peak, 1))
@@ -105,14 +103,14 @@ class _Profiler:
                 os.unlink(temporary)
 
 
-def _plan(args: argparse.Namespace, task: Task, memory: bool) -> SamplingPlan:
-    loops = 1 if memory else args.loops
-    warmups = None if args.warmups == AUTO else args.warmups
+def _plan(options: RunOptions, task: Task, memory: bool) -> SamplingPlan:
+    loops = 1 if memory else options.loops
+    warmups = options.warmups if isinstance(options.warmups, int) else None  # AUTO: steady-state detection
     return SamplingPlan(
-        values=args.values,
+        values=options.values,
         warmups=warmups,
         loops=loops,
-        min_time=args.min_time,
+        min_time=options.min_time,
         # a peak of memory is not shared out between statements
         inner_loops=1 if memory else task.inner_loops or 1,
     )
@@ -154,30 +152,30 @@ def _run_metadata(
 
 def run_task(
     task: Task,
-    args: argparse.Namespace,
+    options: RunOptions,
     runner_metadata: dict[str, Any] | None = None,
     *,
     clock: Clock = DEFAULT_CLOCK,
     on_sample: OnSample | None = None,
     hook_descriptors: Any = (),
 ) -> Benchmark:
-    """Measure *task* as the worker described by *args*; return its runs.
+    """Measure *task* as the worker described by *options*; return its runs.
 
     *clock*: the clock of ``--clock`` (the one the task's time functions
     read), probed so that calibration knows its cost and resolution."""
-    if args.affinity:
-        set_affinity(args.affinity)
-    memory = bool(args.track_memory or args.tracemalloc)
+    if options.affinity:
+        set_affinity(options.affinity)
+    memory = options.memory
     time_function = task.time_function
     if memory:
-        time_function = task.memory_function or _memory_time_function(time_function, args)
+        time_function = task.memory_function or _memory_time_function(time_function, options)
     hook_set = None
-    if args.hook:
+    if options.hook:
         from perf.measure.hook_set import HookSet
 
-        hook_set = HookSet(args.hook, extra=hook_descriptors)
+        hook_set = HookSet(options.hook, extra=hook_descriptors)
         time_function = _hooked(time_function, hook_set)
-    profiler = _Profiler(args.profile) if args.profile else None
+    profiler = _Profiler(options.profile) if options.profile else None
     if profiler is not None:
         time_function = profiler.wrap(time_function)
 
@@ -188,14 +186,14 @@ def run_task(
     date = datetime.datetime.now().isoformat(" ")
     start = time.monotonic()
     witness.run_probe()
-    samples = measure(time_function, _plan(args, task, memory), timer, on_sample)
+    samples = measure(time_function, _plan(options, task, memory), timer, on_sample)
     witness.run_probe()
     duration = time.monotonic() - start
     if memory:
         samples = _in_bytes(samples)
 
     metadata = _run_metadata(task, runner_metadata or {}, samples, timer, memory)
-    record_clock(metadata, getattr(args, "clock", metadata_keys.DEFAULT_CLOCK))  # --clock cpu: clock and timer
+    record_clock(metadata, options.clock)  # --clock cpu: clock and timer
     metadata.update(witness.metadata(len(samples.values)))
     metadata["date"] = date
     metadata["duration"] = duration

@@ -7,8 +7,9 @@ import io
 import pytest
 
 from perf.cli.display import ProgressLine, _format_left, sample_printer
-from perf.measure.manager import Progress, WorkerOutput
+from perf.measure.schedule import Progress
 from perf.measure.tasks import Task
+from perf.measure.workers import WorkerOutput
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from perf.cli import runner as runner_module
 from perf.cli.runner import Runner
-from perf.measure.manager import PythonProbe
+from perf.measure import probe as probe_module
+from perf.measure.probe import PythonProbe
+from perf.measure.session import Session
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.storage.files import dump, load
@@ -43,7 +44,7 @@ def no_lock(monkeypatch):
     def locked(self):
         raise AssertionError("the CPU lock was taken")
 
-    monkeypatch.setattr(Runner, "_lock_cpus", locked)
+    monkeypatch.setattr(Session, "lock", locked)
 
 
 # -- exit statuses -------------------------------------------------------------------
@@ -220,21 +221,20 @@ def test_append_of_other_inner_loops_is_refused_before_the_lock(tmp_path, capsys
 
 
 def test_append_of_a_new_or_a_compatible_benchmark_passes_the_check(tmp_path):
-    from perf.measure.tasks import Task
+    from perf.measure.saving import PlannedRun
 
     output = tmp_path / "out.json"
     _file_with(output, "other", unit="byte")
     runner = new_runner()
     runner.parse_args(["--append", str(output)])
-    runner._check_appends(["f"])  # a new benchmark of the file
+    runner.session.check_appends([PlannedRun("f", {}, None)])  # a new benchmark of the file
     same = tmp_path / "same.json"
     runner = new_runner()
     runner.parse_args([*IN_PLACE, "--append", str(same)])
     runner.bench_func("f", sum, [1])
     runner = new_runner()
     runner.parse_args(["--append", str(same)])
-    runner._declared["f"] = lambda: Task("f", lambda loops: 1.0)
-    runner._check_appends(["f"])
+    runner.session.check_appends([PlannedRun("f", {}, None)])
 
 
 def test_another_interpreter_is_probed_once_before_the_lock(tmp_path, monkeypatch):
@@ -244,7 +244,7 @@ def test_another_interpreter_is_probed_once_before_the_lock(tmp_path, monkeypatc
         calls.append((python, dict(env)))
         return PythonProbe("pypy", {"python_version": "3.10.14"})
 
-    monkeypatch.setattr(runner_module, "_probe_python", probe)
+    monkeypatch.setattr(probe_module, "probe_python", probe)
     other = tmp_path / "python"
     other.write_text("#!/bin/sh\n")
     other.chmod(0o755)
@@ -261,7 +261,7 @@ def test_an_interpreter_that_cannot_import_perf_is_a_usage_error(tmp_path, monke
     def probe(python, env):
         raise UsageError(f"{python} cannot import perf: ModuleNotFoundError: No module named 'perf'")
 
-    monkeypatch.setattr(runner_module, "_probe_python", probe)
+    monkeypatch.setattr(probe_module, "probe_python", probe)
     other = tmp_path / "python"
     other.write_text("#!/bin/sh\n")
     other.chmod(0o755)

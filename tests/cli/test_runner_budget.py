@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
-from perf.cli import runner as runner_module
 from perf.cli.runner import Runner
-from perf.measure.manager import PythonProbe
+from perf.measure import probe as probe_module
+from perf.measure.probe import PythonProbe
 
 #: keep the classes alive: Runner tells them apart by id()
 _CLASSES = []
@@ -27,7 +25,7 @@ def cpython(monkeypatch):
 
     monkeypatch.setattr(perf.collect.python, "python_has_jit", lambda: False)
     monkeypatch.setattr(
-        runner_module, "_probe_python", lambda python, env: PythonProbe("pypy" if "pypy" in python else "cpython", None)
+        probe_module, "probe_python", lambda python, env: PythonProbe("pypy" if "pypy" in python else "cpython", None)
     )
 
 
@@ -56,8 +54,9 @@ def test_compare_to_a_jit_gets_the_jit_budget(cpython, tmp_path):
     runner = new_runner()
     args = runner.parse_args(["--compare-to", str(pypy)])
     assert budget(args) == (24, 2, 1)
-    assert budget(runner._side_args(str(pypy))) == (6, 10, "auto")
-    assert budget(runner._side_args(sys.executable)) == (24, 2, 1)
+    reference, changed = (side.options for side in runner.session.plan.sides)
+    assert budget(reference) == (6, 10, "auto")
+    assert budget(changed) == (24, 2, 1)
 
 
 def test_compare_to_keeps_explicit_options_on_both_sides(cpython, tmp_path):
@@ -66,8 +65,9 @@ def test_compare_to_keeps_explicit_options_on_both_sides(cpython, tmp_path):
     pypy.chmod(0o755)
     runner = new_runner()
     runner.parse_args(["--compare-to", str(pypy), "-p", "4", "-w", "3"])
-    assert budget(runner._side_args(str(pypy))) == (4, 10, 3)
-    assert budget(runner._side_args(sys.executable)) == (4, 2, 3)
+    reference, changed = (side.options for side in runner.session.plan.sides)
+    assert budget(reference) == (4, 10, 3)
+    assert budget(changed) == (4, 2, 3)
 
 
 def test_python_option_selects_the_budget(cpython, tmp_path):

@@ -12,34 +12,32 @@ import pytest
 from perf.cli.runner import ArgumentParser
 from perf.errors import UsageError
 from perf.measure import options
-from perf.measure.options import (
-    AUTO,
-    DEFAULT_BUDGET,
-    JIT_BUDGET,
-    Budget,
+from perf.measure.arguments import (
     _integer,
     add_runner_arguments,
-    check_runner_args,
     comma_list,
     cpu_list,
-    output_paths,
     percentage,
     positive_or_zero,
-    python_labels,
     python_names,
     seconds,
-    side_labels,
-    side_paths,
     strictly_positive,
     warmups_count,
-    worker_arguments,
 )
+from perf.measure.options import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget, RunOptions, check_runner_args
+from perf.measure.sides import output_paths, python_labels, side_labels, side_paths
+from perf.measure.workers import worker_arguments as options_worker_arguments
 
 
 def make_parser(budget=DEFAULT_BUDGET, warmups=1, loops=0, min_time=0.1):
     parser = ArgumentParser(prog="bench")
     add_runner_arguments(parser, budget, warmups, loops, min_time)
     return parser
+
+
+def worker_arguments(args, *arguments):
+    """The worker command line of the checked options *args*, frozen."""
+    return options_worker_arguments(RunOptions.from_namespace(args), *arguments)
 
 
 def parse(argv, *, budget=DEFAULT_BUDGET, warmups=1, loops=0, min_time=0.1, command=None):

@@ -12,23 +12,23 @@ import math
 import pytest
 
 from perf.analysis.benchmarks import PAIR_KEY, SEED_KEY
-from perf.measure.manager import (
+from perf.measure.schedule import (
     POSITION_KEY,
     ROUND_KEY,
     SCHEDULE_SEED_KEY,
     Progress,
-    Unit,
-    WorkerOutput,
+    ScheduledBenchmark,
     pair_order,
     run_schedule,
 )
 from perf.measure.stopping import StoppingRule
+from perf.measure.workers import WorkerOutput
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 
 
 class FakeRecorder:
-    """Stands for perf.measure.manager.Recorder: logs each worker into
+    """Stands for perf.measure.schedule.Recorder: logs each worker into
     *log* as ``(name, side, metadata)``; the n-th worker's value is
     ``values[n]`` (cycling), 1.0 by default."""
 
@@ -57,7 +57,7 @@ class FakeRecorder:
 
 
 def single_units(names, log, total, **values):
-    return [Unit([FakeRecorder(name, log, values=values.get(name, (1.0,)))], total, 0) for name in names]
+    return [ScheduledBenchmark([FakeRecorder(name, log, values=values.get(name, (1.0,)))], total, 0) for name in names]
 
 
 def rounds_of(log):
@@ -147,7 +147,7 @@ def test_progress_of_a_suite_counts_all_workers():
 
 def pair_unit(name, log, total, pair_seed, values=((1.0,), (1.0,))):
     recorders = [FakeRecorder(name, log, side, values[side]) for side in (0, 1)]
-    return Unit(recorders, total, pair_seed)
+    return ScheduledBenchmark(recorders, total, pair_seed)
 
 
 def test_pairs_follow_pair_order_of_their_seed():

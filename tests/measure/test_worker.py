@@ -16,9 +16,10 @@ from perf.cli.runner import ArgumentParser
 from perf.collect.python import python_has_jit
 from perf.errors import UsageError, WorkerError
 from perf.measure import worker
+from perf.measure.arguments import add_runner_arguments
 from perf.measure.environment import PADDING_VARIABLE
 from perf.measure.hooks import HookBase
-from perf.measure.options import DEFAULT_BUDGET, add_runner_arguments, check_runner_args
+from perf.measure.options import DEFAULT_BUDGET, RunOptions, check_runner_args
 from perf.measure.sampling import Samples, SamplingPlan
 from perf.measure.steady import SteadyState
 from perf.measure.tasks import Task, func_time_function
@@ -33,7 +34,7 @@ def worker_args(*extra, argv=WORKER):
     add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)
     args = parser.parse_args([*argv, *extra])
     check_runner_args(args, DEFAULT_BUDGET, 1)
-    return args
+    return RunOptions.from_namespace(args)
 
 
 class Work:

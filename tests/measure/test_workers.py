@@ -12,11 +12,14 @@ import pytest
 
 from perf.cli.runner import ArgumentParser
 from perf.errors import WorkerError, WorkerTimeoutError
-from perf.measure import manager
+from perf.measure import workers as manager
+from perf.measure.arguments import add_runner_arguments
 from perf.measure.environment import PADDING_VARIABLE, perf_source_folder
 from perf.measure.hooks import PERF_RECORD_ENVIRON
-from perf.measure.manager import Manager, WorkerOutput, _decode, _describe_exit, _tail, run_worker
-from perf.measure.options import DEFAULT_BUDGET, add_runner_arguments, check_runner_args
+from perf.measure.options import DEFAULT_BUDGET, RunOptions, check_runner_args
+from perf.measure.sides import Side
+from perf.measure.workers import WorkerLauncher, WorkerOutput, _decode, _tail, run_worker
+from perf.measure.workers import describe_exit as _describe_exit
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.storage.files import dumps
@@ -144,7 +147,7 @@ def test_decode_two_benchmarks_is_invalid():
         _decode(data, "w", b"")
 
 
-# -- Manager: command line and environment --------------------------------------------------
+# -- WorkerLauncher: command line and environment --------------------------------------------------
 
 FAKE_ENVIRON = {
     "PATH": "/usr/bin",
@@ -156,8 +159,14 @@ FAKE_ENVIRON = {
 }
 
 
+def launcher_of(args, python, program_args, add_cmdline_args=None, **kwargs):
+    """The launcher of one side running *program_args* with *python*."""
+    side = Side("interpreter", python, RunOptions.from_namespace(args), tuple(program_args))
+    return WorkerLauncher(side, add_cmdline_args, args, **kwargs)
+
+
 def make_manager(argv=(), add_cmdline_args=None, seed=5, program_args=("bench.py", "--size", "3")):
-    return Manager(
+    return launcher_of(
         parse(argv),
         "/usr/bin/python3",
         program_args,
@@ -195,7 +204,7 @@ def test_worker_command_applies_add_cmdline_args():
     command = manager_.worker_command(1, 5, 10)
     assert command[-2:] == ["--my-option", "4"]
     assert command[:4] == ["/usr/bin/python3", "bench.py", "--size", "3"]
-    assert seen == [manager_.args]
+    assert seen == [manager_.namespace]
 
 
 def test_worker_command_with_chosen_values_and_listing():
@@ -215,7 +224,7 @@ LISTER = (
 
 
 def lister(payload):
-    manager_ = Manager(parse(), sys.executable, ["-c", LISTER, payload], environ=clean_env(), rng=random.Random(1))
+    manager_ = launcher_of(parse(), sys.executable, ["-c", LISTER, payload], environ=clean_env(), rng=random.Random(1))
     return manager_.list_benchmarks()
 
 
@@ -284,14 +293,14 @@ def test_worker_env_keeps_perf_record_variables_with_hooks():
 
 def test_manager_copies_the_environ():
     environ = dict(FAKE_ENVIRON)
-    manager_ = Manager(parse(), "python", ["b.py"], environ=environ, rng=random.Random(1))
+    manager_ = launcher_of(parse(), "python", ["b.py"], environ=environ, rng=random.Random(1))
     environ["SECRET"] = "changed"
     assert manager_.environ["SECRET"] == "s3cr3t"
 
 
 def test_manager_reads_os_environ_by_default(monkeypatch):
     monkeypatch.setenv("PERF_TEST_MARKER", "1")
-    manager_ = Manager(parse(["--inherit-environ", "PERF_TEST_MARKER"]), "python", ["b.py"])
+    manager_ = launcher_of(parse(["--inherit-environ", "PERF_TEST_MARKER"]), "python", ["b.py"])
     assert manager_.worker_env()["PERF_TEST_MARKER"] == "1"
 
 

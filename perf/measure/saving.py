@@ -1,0 +1,157 @@
+"""Where a run's results go: ``-o`` and ``--append`` files, per side.
+
+:class:`ResultWriter` writes each benchmark as soon as it is measured
+(atomic writes: :mod:`perf.storage.files`), keeps a run whose file cannot
+take it in a fallback file rather than lose it, saves what a failed or
+interrupted suite measured, and checks, before anything runs, that an
+``--append`` file can take the runs this run will record.
+
+Must not: print, spawn processes, or exit.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
+
+from perf.errors import IncompatibleRunError, PerfError, ResultFileError
+from perf.measure.sides import output_paths
+
+if TYPE_CHECKING:
+    from perf.measure.options import RunOptions
+    from perf.model.benchmark import Benchmark
+    from perf.model.suite import BenchmarkSuite
+
+
+class PartialSave(NamedTuple):
+    """What :meth:`ResultWriter.save_partial` kept of a stopped suite."""
+
+    #: the files written (one per side)
+    where: str
+    #: ``name (k of n processes)`` for each benchmark saved
+    saved: list[str]
+    #: the files that could not take their runs
+    errors: list[str]
+
+
+class PlannedRun(NamedTuple):
+    """What the workers of one benchmark will record, known before they run."""
+
+    name: str
+    #: the metadata of the task (a statement's, a script's ``metadata=``)
+    metadata: Mapping[str, Any]
+    #: None: not known here (its worker knows it)
+    inner_loops: int | None
+
+
+class ResultWriter:
+    """The result files of a run with the options *options* (``-o`` or
+    ``--append``; with two sides, one file per side named after its
+    label)."""
+
+    def __init__(self, options: RunOptions, labels: tuple[str, str] | None = None) -> None:
+        self.options = options
+        self.path = options.append or options.output
+        self.paths = output_paths(self.path, labels) if self.path else ()
+        self._written: set[str] = set()
+        #: the --append files that exist, loaded before the run
+        self.existing: dict[str, BenchmarkSuite] = {}
+
+    def load_appends(self) -> None:
+        """Load the existing --append files now: a broken file is reported
+        before the run, not after it."""
+        from perf.storage.files import load
+
+        if self.options.append:
+            self.existing = {path: load(path) for path in self.paths if os.path.exists(path)}
+
+    def check_append(self, side: int, planned: PlannedRun, collected: Mapping[str, Any]) -> None:
+        """Refuse now, before the lock and the workers, a benchmark whose
+        --append file (of *side*) could not take the runs this run will
+        record (:meth:`perf.Benchmark.check_run`: unit, inner loops,
+        interpreter, host...); *collected*: the metadata the side's workers
+        collect."""
+        from perf.measure.clock import record_clock
+        from perf.model.metadata import CHECKED_KEYS, DEFAULT_UNIT
+        from perf.model.run import Run
+
+        path = self.paths[side] if self.paths else None
+        suite = self.existing.get(path) if path else None
+        existing = None if suite is None else {bench.get_name(): bench for bench in suite}.get(planned.name)
+        if existing is None:
+            return  # no file yet, or a new benchmark of the file
+        metadata = {key: value for key, value in collected.items() if key in CHECKED_KEYS}
+        metadata.update(planned.metadata)
+        inner_loops = planned.inner_loops
+        if inner_loops is None:
+            # listed by the worker: its options are known to the worker only
+            inner_loops = existing.get_metadata().get("inner_loops")
+        metadata["name"] = planned.name
+        metadata.pop("inner_loops", None)
+        if inner_loops:
+            metadata["inner_loops"] = inner_loops
+        if self.options.memory:
+            metadata["unit"] = "byte"
+        metadata.setdefault("unit", DEFAULT_UNIT)
+        record_clock(metadata, self.options.clock)  # as the worker records it
+        try:
+            existing.check_run(Run((1,), metadata=metadata, collect_metadata=False))
+        except IncompatibleRunError as exc:
+            raise IncompatibleRunError(f"{path}: {exc} (nothing was run)") from None
+
+    def save(self, benchmark: Benchmark, side: int | None = None) -> None:
+        """Write the runs of *benchmark* (*side* 0 or 1: to the file of that
+        side); if the file cannot take them, keep them in another file
+        rather than lose a long run, and raise ResultFileError saying where."""
+        from perf.storage import files
+
+        if not self.path:
+            return
+        path = self.path if side is None else self.paths[side]
+        try:
+            if self.options.append or path in self._written:
+                files.add_runs(path, benchmark)
+            else:
+                files.dump(benchmark, path)
+                self._written.add(path)
+        except PerfError as exc:
+            root, ext = os.path.splitext(path[:-3] if path.endswith(".gz") else path)
+            other = f"{root}-{os.getpid()}{ext}"
+            files.add_runs(other, benchmark)  # several benchmarks of a suite may land there
+            message = f"{exc}; the results of {benchmark.get_name()!r} were saved to {other}"
+            raise ResultFileError(None, message) from None
+
+    def save_all(self, results: Iterable[Sequence[Benchmark]]) -> None:
+        """Save every result (all of them, even when one file fails), then
+        raise one ResultFileError naming every failure."""
+        errors = []
+        for benchmarks in results:
+            for side, benchmark in enumerate(benchmarks):
+                try:
+                    self.save(benchmark, side if len(benchmarks) > 1 else None)
+                except PerfError as exc:
+                    errors.append(str(exc))
+        if errors:
+            raise ResultFileError(None, "; ".join(errors))
+
+    def save_partial(self, measured: Iterable[tuple[str, int, Sequence[Benchmark | None]]]) -> PartialSave | None:
+        """A shuffled suite failed or was interrupted: its benchmarks all
+        ran some workers, so save those runs rather than lose them.
+        *measured*: (name, processes planned, runs of each side so far).
+        None when the run writes no file."""
+        if not self.path:
+            return None
+        saved: list[str] = []
+        errors: list[str] = []
+        for name, total, benchmarks in measured:
+            for side, benchmark in enumerate(benchmarks):
+                if benchmark is None:
+                    continue
+                try:
+                    self.save(benchmark, side if len(benchmarks) > 1 else None)
+                except PerfError as exc:
+                    errors.append(str(exc))
+            counts = [len(benchmark.get_process_means()) if benchmark else 0 for benchmark in benchmarks]
+            if any(counts):
+                saved.append(f"{name} ({' and '.join(map(str, counts))} of {total} processes)")
+        return PartialSave(" and ".join(self.paths), saved, errors)

@@ -1,0 +1,215 @@
+"""The schedule: which worker runs next, and when a benchmark is done.
+
+A :class:`Recorder` runs the workers of one benchmark on one side, one at
+a time: the first calibrates the loops and keeps its values; the others
+reuse its loop count.  A :class:`ScheduledBenchmark` is one benchmark of a
+schedule: one recorder, or two (reference, changed) run as interleaved
+pairs in a seeded order.  :func:`run_schedule` runs them in rounds,
+shuffled for a suite, until each has its processes or is precise enough.
+
+Must not: print (progress goes to a callback), spawn processes itself
+(:mod:`perf.measure.workers` does), or exit.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
+
+from perf.analysis.benchmarks import PAIR_KEY, SEED_KEY
+from perf.errors import WorkerError
+from perf.measure.allocation import PILOT_PROCESSES
+from perf.measure.allocation import pilot_values as choose_values
+from perf.measure.workers import WorkerLauncher, WorkerOutput
+from perf.model.benchmark import Benchmark
+
+if TYPE_CHECKING:
+    from perf.measure.stopping import StoppingRule
+
+
+class Progress(NamedTuple):
+    """One finished worker, for progress displays."""
+
+    name: str
+    done: int
+    total: int
+    output: WorkerOutput
+    #: wall time since the first worker of this benchmark started
+    elapsed: float
+
+
+class Recorder:
+    """The workers of one benchmark, run one at a time: the first
+    calibrates the loops (unless ``--loops``), the next ones reuse them.
+    With ``--adaptive-values``, the values per process after a pilot of
+    :data:`PILOT_PROCESSES` come from what the pilot measured."""
+
+    def __init__(self, launcher: WorkerLauncher, task: int, name: str, total: int | None = None) -> None:
+        self.launcher = launcher
+        self.task = task
+        self.name = name
+        options = launcher.options
+        self.total = options.processes if total is None else total
+        self.loops: int = options.loops
+        self.values: int = options.values
+        self.count = 0
+        self.benchmark: Benchmark | None = None
+        #: wall time of each worker (the cost the adaptive values weigh)
+        self.elapsed: list[float] = []
+
+    def run_worker(self, metadata: dict[str, Any] | None = None) -> WorkerOutput:
+        """Run the next worker; add *metadata* to the runs it sent."""
+        what = f"worker {self.count + 1}/{self.total} of {self.name!r}"
+        output = self.launcher.run_worker(self.task, self.loops, self.values, what)
+        sent = output.benchmark.get_name()
+        if sent != self.name:
+            raise WorkerError(
+                f"{what} measured {sent!r} instead: does the script run the same benchmarks, in the same "
+                "order, in every process (custom options must reach workers through add_cmdline_args)?"
+            )
+        if metadata:
+            output.benchmark.update_metadata(metadata)
+        if self.benchmark is None:
+            self.benchmark = output.benchmark
+        else:
+            self.benchmark.add_runs(output.benchmark)
+        if not self.loops:
+            self.loops = output.benchmark.get_runs()[-1].get_loops()
+        self.count += 1
+        self.elapsed.append(output.elapsed)
+        if self.launcher.options.adaptive_values and self.count == PILOT_PROCESSES:
+            self.values = choose_values(self.result(), self.elapsed) or self.values
+        return output
+
+    def result(self) -> Benchmark:
+        assert self.benchmark is not None
+        return self.benchmark
+
+
+#: metadata of the runs of an interleaved comparison: the pair (1-based),
+#: the seed that decided the order in each pair (perf.analysis.benchmarks
+#: pairs runs by them), the position in the pair
+POSITION_KEY = "ab_position"
+#: metadata of the runs of a shuffled suite: the seed of the benchmark
+#: order and the round (1-based) the worker ran in
+SCHEDULE_SEED_KEY = "schedule_seed"
+ROUND_KEY = "schedule_round"
+
+
+def _first_side(rng: random.Random) -> tuple[int, int]:
+    return (0, 1) if rng.random() < 0.5 else (1, 0)
+
+
+def pair_order(seed: int, pairs: int) -> list[tuple[int, int]]:
+    """The order of the two sides in each pair: ``(0, 1)`` (reference
+    first) or ``(1, 0)``, drawn from *seed* (so a run can be replayed)."""
+    rng = random.Random(seed)
+    return [_first_side(rng) for _ in range(pairs)]
+
+
+class ScheduledBenchmark:
+    """One benchmark of a schedule: its recorder, or the recorders of the
+    two sides of an interleaved comparison (reference, changed), which run
+    as pairs in the order :func:`pair_order` draws from *pair_seed*."""
+
+    def __init__(self, recorders: Sequence[Recorder], total: int, pair_seed: int) -> None:
+        self.recorders = list(recorders)
+        self.name = self.recorders[0].name
+        #: the most workers (pairs) it may run
+        self.total = total
+        self.pair_seed = pair_seed
+        self.count = 0
+        self.finished = False
+        self._orders = random.Random(pair_seed)
+
+    def step(
+        self, metadata: dict[str, Any], rule: StoppingRule | None, on_output: Callable[[int, WorkerOutput], None]
+    ) -> None:
+        """Run one worker (one pair), then decide whether it is finished."""
+        self.count += 1
+        if len(self.recorders) == 1:
+            on_output(0, self.recorders[0].run_worker(metadata))
+        else:
+            for position, side in enumerate(_first_side(self._orders), 1):
+                pair = {PAIR_KEY: self.count, SEED_KEY: self.pair_seed, POSITION_KEY: position}
+                on_output(side, self.recorders[side].run_worker({**metadata, **pair}))
+        if self.count >= self.total:
+            self.finished = True
+        elif rule is not None:
+            means = [recorder.result().get_process_means() for recorder in self.recorders]
+            precision = rule.precision(means[0]) if len(means) == 1 else rule.paired_precision(*means)
+            self.finished = rule.done(self.count, precision)
+
+    def results(self) -> list[Benchmark]:
+        return [recorder.result() for recorder in self.recorders]
+
+    def measured(self) -> list[Benchmark | None]:
+        """The runs of each side so far (None: no worker finished)."""
+        return [recorder.benchmark for recorder in self.recorders]
+
+
+def run_schedule(
+    entries: Sequence[ScheduledBenchmark],
+    seed: int,
+    *,
+    shuffle: bool = False,
+    rule: StoppingRule | None = None,
+    on_progress: Callable[[int, Progress], None] | None = None,
+) -> None:
+    """Run the workers of *entries* (benchmarks) in rounds: each round runs
+    one worker (one pair) of every unfinished benchmark.  With *shuffle* (a
+    suite), the order of the entries in each round is drawn from *seed*
+    (design/statistics.md R6: slow drift then spreads over all benchmarks
+    instead of hitting the last ones), and every run records the seed and
+    its round (:data:`SCHEDULE_SEED_KEY`, :data:`ROUND_KEY`).  A benchmark stops
+    after its *total* workers, or earlier when *rule* (--target-precision)
+    finds its interval precise enough.  *on_progress* gets the side and
+    the progress: of the benchmark alone, or of all workers when there are
+    several benchmarks."""
+    order = random.Random(f"order:{seed}")
+    planned = sum(entry.total * len(entry.recorders) for entry in entries)
+    done = 0
+    start = time.monotonic()
+    active = list(entries)
+    round_ = 0
+    while active:
+        round_ += 1
+        metadata = {SCHEDULE_SEED_KEY: seed, ROUND_KEY: round_} if shuffle else {}
+        for entry in order.sample(active, len(active)) if shuffle else active:
+
+            def on_output(side: int, output: WorkerOutput, entry: ScheduledBenchmark = entry) -> None:
+                nonlocal done
+                done += 1
+                if on_progress is None:
+                    return
+                elapsed = time.monotonic() - start
+                if len(entries) == 1:
+                    on_progress(side, Progress(entry.name, entry.count, entry.total, output, elapsed))
+                else:
+                    on_progress(side, Progress(f"{len(entries)} benchmarks", done, planned, output, elapsed))
+
+            entry.step(metadata, rule, on_output)
+        active = [entry for entry in active if not entry.finished]
+
+
+def plan_benchmarks(
+    launchers: Sequence[WorkerLauncher], benchmarks: Sequence[tuple[int, str]], seed: int
+) -> list[ScheduledBenchmark]:
+    """The schedule of *benchmarks* (task number, name), for :func:`run_schedule`.
+
+    One launcher (side): each benchmark's workers.  Two (reference, changed):
+    interleaved pairs (design/statistics.md R6), machine drift hitting both
+    sides of a pair alike so that it cancels in the paired comparison; each
+    side calibrates its own loops in its first worker, and the order in
+    the pairs of benchmark *i* is drawn from ``seed + i`` (recorded as
+    :data:`SEED_KEY`, with :data:`PAIR_KEY` and :data:`POSITION_KEY`).  Each
+    benchmark gets the largest process budget of the sides (its pairs);
+    --target-precision may stop it earlier."""
+    total = max(launcher.options.processes for launcher in launchers)
+    return [
+        ScheduledBenchmark(
+            [Recorder(launcher, task, name, total) for launcher in launchers], total, (seed + index) % 2**31
+        )
+        for index, (task, name) in enumerate(benchmarks)
+    ]

@@ -1,0 +1,350 @@
+"""A run of benchmarks in worker processes, started from code.
+
+This is the one place where a run is orchestrated; ``perf.Runner`` (the
+command line of bench scripts, ``timeit`` and ``command``), history
+recording and bisection all start runs through it:
+
+1. :func:`prepare_run` checks the parsed options (with the budget of the
+   interpreter that runs the workers, probed once) and describes the
+   sides of the run (:class:`perf.measure.sides.Side`): one, or two with
+   ``--compare-to``;
+2. :class:`Session` holds the CPU lock (:meth:`Session.lock`), lists a
+   script's benchmarks, runs them (:meth:`Session.run`: one side's
+   workers, or interleaved pairs; a suite in shuffled rounds) and saves
+   every result (:class:`perf.measure.saving.ResultWriter`).
+
+Progress, lock waits and what was saved of a stopped run reach the caller
+through :class:`SessionEvents`; failures are perf's exceptions.
+
+Must not: print, exit, or measure in this process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Sequence
+
+from perf.errors import CpuBusyError, UsageError, WorkerError
+from perf.measure.options import (
+    GivenBudget,
+    RunMode,
+    RunOptions,
+    check_machine_args,
+    check_runner_args,
+    side_options,
+    stopping_rule,
+)
+from perf.measure.saving import PartialSave, PlannedRun, ResultWriter
+from perf.measure.sides import Side, SideKind, absolute_executable, command_program, side_labels
+
+if TYPE_CHECKING:
+    from perf.measure.probe import PythonProbe
+    from perf.measure.schedule import Progress
+    from perf.model.benchmark import Benchmark
+    from perf.platform.lock import Holder
+
+#: the probe of :func:`prepare_run`: (python, worker environment) -> what it said
+Probe = Callable[[str, Mapping[str, str]], "PythonProbe"]
+
+#: what an interpreter with a JIT calls itself (``sys.implementation.name``)
+JIT_IMPLEMENTATIONS = ("pypy", "graalpy")
+
+
+class RunPlan(NamedTuple):
+    """A run's checked options and sides, before anything runs."""
+
+    options: RunOptions
+    sides: tuple[Side, ...]
+    #: what each interpreter other than this one said when probed
+    probes: Mapping[str, PythonProbe]
+
+    @property
+    def labels(self) -> tuple[str, str] | None:
+        """The labels of the two sides of a comparison (None: one side)."""
+        if len(self.sides) != 2:
+            return None
+        reference, changed = (side.label or "" for side in self.sides)
+        return reference, changed
+
+
+def prepare_run(
+    args: argparse.Namespace,
+    mode: RunMode,
+    defaults: GivenBudget,
+    script: Sequence[str],
+    *,
+    jit: bool,
+    hook_names: Sequence[str] | None = None,
+    probe: Probe | None = None,
+) -> RunPlan:
+    """Check the parsed runner options *args* (completed in place) and plan
+    the sides of the run.
+
+    *defaults*: a bench script's ``Runner(...)`` budget; *script*: what the
+    workers run after the interpreter; *jit*: whether this interpreter has
+    a JIT.  Another interpreter (``--python``, ``--compare-to``) runs once
+    first, through *probe* (default:
+    :func:`perf.measure.probe.probe_python`), as its workers will start:
+    one that cannot import perf is a UsageError now, and a JIT gets fewer,
+    longer processes.  Raises :class:`~perf.errors.UsageError`."""
+    given = GivenBudget(args.processes, args.values, args.warmups)
+    probes = {} if args.worker else _probe_interpreters(args, mode, probe)
+    worker_jit = jit if args.worker else _has_jit(args.python, probes, jit)
+    check_runner_args(args, *defaults.budget_for(worker_jit), mode, hook_names)
+    check_machine_args(args)
+    if not args.worker and script[:1] in (("-c",), ("",), ("-",)):
+        raise UsageError("workers re-run the bench script: save it to a file instead of using python -c or stdin")
+    options = RunOptions.from_namespace(args)
+    if args.worker:
+        return RunPlan(options, (), probes)
+    program = tuple(command_program(args)) if mode == "command" else ()
+    kind: SideKind = "program" if mode == "command" else "interpreter"
+    if not options.compare_to:
+        return RunPlan(options, (Side(kind, options.python, options, tuple(script), program),), probes)
+    labels = side_labels(options, program if mode == "command" else None)
+    if mode == "command":
+        import shlex
+
+        pythons, programs = (options.python, options.python), (tuple(shlex.split(options.compare_to)), program)
+    else:
+        pythons, programs = (options.compare_to, options.python), ((), ())
+    sides = tuple(
+        Side(
+            kind,
+            python,
+            side_options(options, given, *defaults.budget_for(_has_jit(python, probes, jit))),
+            tuple(script),
+            side_program,
+            label=label,
+        )
+        for python, side_program, label in zip(pythons, programs, labels)
+    )
+    return RunPlan(options, sides, probes)
+
+
+def _has_jit(python: str | None, probes: Mapping[str, PythonProbe], jit: bool) -> bool:
+    """Whether the workers of *python* run on a JIT (*jit*: this one's)."""
+    if not python or os.path.realpath(python) == os.path.realpath(sys.executable):
+        return jit
+    probe = probes.get(python)
+    return probe is not None and probe.implementation in JIT_IMPLEMENTATIONS
+
+
+def _probe_interpreters(args: argparse.Namespace, mode: RunMode, probe: Probe | None) -> dict[str, PythonProbe]:
+    """--python and --compare-to: their absolute paths (set in *args*), and
+    what each interpreter other than this one says when probed."""
+    from perf.measure import probe as probe_module
+    from perf.measure.environment import runner_environment
+
+    probes: dict[str, PythonProbe] = {}
+    for option in ("python",) if mode == "command" else ("python", "compare_to"):
+        value = getattr(args, option)
+        if not value or not value.strip():
+            continue
+        python = absolute_executable(value, option)
+        setattr(args, option, python)
+        if python == sys.executable or python in probes:
+            continue
+        try:
+            probes[python] = (probe or probe_module.probe_python)(python, runner_environment(args))
+        except UsageError as exc:
+            raise UsageError(f"--{option.replace('_', '-')}: {exc}") from None
+    return probes
+
+
+class SessionEvents:
+    """What a session reports while it runs; the defaults ignore it all."""
+
+    def progress(self, side: int, progress: Progress) -> None:
+        """A worker finished (*side*: 0, or 1 for the changed side)."""
+
+    def lock_wait(self, holders: list[Holder]) -> None:
+        """Another run holds the CPUs: the session waits for it."""
+
+    def starting(self) -> None:
+        """The CPUs are locked: the first worker is about to start."""
+
+    def partial_save(self, saved: PartialSave) -> None:
+        """A stopped suite: what was saved of it, and what could not be."""
+
+    def finished(self) -> None:
+        """The workers of a :meth:`Session.run` stopped (done or not)."""
+
+
+class Session:
+    """The workers of a run, its CPU lock and its result files.
+
+    *add_cmdline_args(command, namespace)*: a bench script's callback
+    passing its own options on to workers; *lock_command*: how the lock
+    describes this run to another one that waits for it."""
+
+    def __init__(
+        self,
+        plan: RunPlan,
+        *,
+        add_cmdline_args: Callable[[list[str], argparse.Namespace], None] | None = None,
+        namespace: argparse.Namespace | None = None,
+        events: SessionEvents | None = None,
+        lock_command: Sequence[str] = (),
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.options = plan.options
+        self.events = events or SessionEvents()
+        self.writer = ResultWriter(plan.options, plan.labels)
+        self.lock_command = tuple(lock_command)
+        self._launch = (add_cmdline_args, namespace, None if environ is None else dict(environ))
+        if plan.options.append and (not plan.options.worker or plan.options.pipe is None):
+            self.writer.load_appends()  # a broken file is reported now, not after the run
+        self._launchers: list[Any] | None = None
+        self._lock: Any = None
+        self._local_metadata: dict[str, Any] | None = None
+        #: a shuffled suite: its benchmarks' names and results (per side)
+        self._suite: list[str] = []
+        self._results: list[list[Benchmark]] = []
+
+    def launchers(self) -> list[Any]:
+        """The :class:`~perf.measure.workers.WorkerLauncher` of each side."""
+        if self._launchers is None:
+            from perf.measure.workers import WorkerLauncher
+
+            add_cmdline_args, namespace, environ = self._launch
+            self._launchers = [
+                WorkerLauncher(side, add_cmdline_args, namespace, environ=environ) for side in self.plan.sides
+            ]
+        return self._launchers
+
+    # -- before the first worker -------------------------------------------------
+
+    def check_appends(self, planned: Sequence[PlannedRun]) -> None:
+        """Refuse the benchmarks whose --append file (of each side) could
+        not take the runs this run will record, before the lock and the
+        workers."""
+        if not self.options.append:
+            return
+        # a worker run in place (no sides) writes -o/--append itself
+        for side_index, python in enumerate([side.python for side in self.plan.sides] or [sys.executable]):
+            collected = self.worker_metadata(python)
+            if collected is None:
+                continue
+            for run in planned:
+                self.writer.check_append(side_index, run, collected)
+
+    def worker_metadata(self, python: str) -> dict[str, Any] | None:
+        """The metadata the workers of *python* collect (None: unknown)."""
+        if python != sys.executable:
+            probe = self.plan.probes.get(python)
+            return None if probe is None else probe.metadata
+        if self._local_metadata is None:
+            from perf.collect import collect_metadata
+
+            self._local_metadata = collect_metadata()
+        return self._local_metadata
+
+    def lock(self) -> None:
+        """Hold the lock of the CPUs the workers use (all of them without
+        --affinity) until this process exits, so that two perf runs, or a
+        run and ``system tune``, never overlap; ``--lock`` chooses what to
+        do when another run holds it.  Raises CpuBusyError."""
+        from perf.platform.cpus import format_cpu_list, get_cpu_affinity, parse_cpu_list
+        from perf.platform.lock import CpuLock
+
+        options = self.options
+        if options.lock == "none" or self._lock is not None:
+            return
+        if options.affinity:
+            cpus = parse_cpu_list(options.affinity)
+        else:
+            cpus = sorted(get_cpu_affinity() or range(os.cpu_count() or 1))
+        lock = CpuLock(cpus, command=self.lock_command)
+        holders = lock.acquire(wait=options.lock == "wait", on_wait=self.events.lock_wait)
+        if holders:
+            cpu_text = format_cpu_list(holder.cpu for holder in holders)
+            raise CpuBusyError(
+                f"another benchmark is running on CPU {cpu_text} ({holders[0].describe()}): wait for it to "
+                "finish, or use --lock wait"
+            )
+        self._lock = lock  # held until exit
+
+    def list_benchmarks(self) -> list[str]:
+        """The benchmarks a bench script declares, listed by a worker of the
+        first side (it measures nothing)."""
+        names: list[str] = self.launchers()[0].list_benchmarks()
+        return names
+
+    # -- running -----------------------------------------------------------------
+
+    def run_declared(
+        self, index: int, name: str, planned: Callable[[str], PlannedRun], *, suite: bool
+    ) -> list[Benchmark]:
+        """The results (per side) of benchmark number *index* of a script,
+        as the script declares them one after another.  The first one checks
+        the --append files, takes the CPU lock and, in a *suite* (a script
+        whose benchmarks can be shuffled), lists them all through a worker
+        and runs them all now, in shuffled rounds; the next ones are looked
+        up.  Otherwise each runs when declared.  *planned(name)*: what its
+        workers will record."""
+        if index == 0:
+            self.check_appends([planned(name)])  # before waiting for the lock
+            self.lock()
+            self.events.starting()
+            names = self._listed(name) if suite else [name]
+            if len(names) > 1:
+                self.check_appends([planned(other) for other in names[1:]])
+                self._suite = names
+                self._results = self.run(list(enumerate(names)), shuffle=True)
+        if not self._results:
+            if index:
+                self.check_appends([planned(name)])
+            return self.run([(index, name)])[0]
+        if index < len(self._suite) and self._suite[index] == name:
+            return self._results[index]
+        listed = self._suite[index] if index < len(self._suite) else "nothing"
+        raise WorkerError(
+            f"benchmark {index + 1} of the script is {name!r}, but the worker that listed the "
+            f"benchmarks found {listed!r} there: does the script declare the same benchmarks in "
+            "every process (custom options must reach workers through add_cmdline_args)?"
+        )
+
+    def _listed(self, name: str) -> list[str]:
+        """The benchmarks of a bench script, listed by a worker before the
+        first runs so that they can be shuffled."""
+        names = self.list_benchmarks()
+        if names[0] != name or len(set(names)) != len(names):
+            raise WorkerError(
+                f"the worker that listed the script's benchmarks found {', '.join(map(repr, names))}, "
+                f"but the script starts with {name!r}: does it declare the same benchmarks in every process "
+                "(custom options must reach workers through add_cmdline_args)?"
+            )
+        return names
+
+    def run(
+        self, benchmarks: Sequence[tuple[int, str]], *, shuffle: bool = False, seed: int | None = None
+    ) -> list[list[Benchmark]]:
+        """Run *benchmarks* (task number, name): for each, its results on
+        every side.  *shuffle*: a suite, in shuffled rounds.  *seed* (default:
+        a fresh one) decides the orders, and is recorded.  Every result is
+        saved, even when one file fails; a suite that fails or is stopped
+        saves what its workers measured (reported to the events)."""
+        from perf.measure.schedule import plan_benchmarks, run_schedule
+
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**31)
+        entries = plan_benchmarks(self.launchers(), benchmarks, seed)
+        try:
+            rule = stopping_rule(self.options)
+            run_schedule(entries, seed, shuffle=shuffle, rule=rule, on_progress=self.events.progress)
+        except BaseException:
+            self.events.finished()
+            if shuffle:
+                partial = self.writer.save_partial((entry.name, entry.total, entry.measured()) for entry in entries)
+                if partial is not None:
+                    self.events.partial_save(partial)
+            raise
+        self.events.finished()
+        results = [entry.results() for entry in entries]
+        self.writer.save_all(results)
+        return results

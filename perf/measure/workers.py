@@ -1,0 +1,312 @@
+"""Worker processes: spawn one, read its pipe and stderr, reap it.
+
+Workers run strictly one at a time (two at once would measure each
+other).  Each gets a fresh pipe for its result (JSON of a one- or two-run
+benchmark), its standard error captured (its last lines explain a
+failure), a clean environment with a random padding (see
+:mod:`perf.measure.environment`), and its own session, so that a timeout
+or Ctrl-C stops it and everything it started: no orphan is left behind.
+:class:`WorkerLauncher` builds the command line and the environment of
+the workers of one side (:class:`perf.measure.sides.Side`).
+
+Must not: print (the caller gets events through callbacks), time the
+benchmark itself, decide the schedule (:mod:`perf.measure.schedule`), exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import selectors
+import signal
+import subprocess
+import time
+from typing import Callable, NamedTuple
+
+from perf.errors import PerfError, WorkerError, WorkerTimeoutError
+from perf.measure.environment import random_padding, runner_environment
+from perf.measure.options import RunOptions
+from perf.measure.sides import Side
+from perf.model.benchmark import Benchmark
+from perf.model.metadata import DEFAULT_CLOCK
+
+#: how much of a worker's standard error is kept
+STDERR_LIMIT = 64 * 1024
+#: lines of standard error quoted when a worker fails
+STDERR_LINES = 20
+#: after its pipe closes, a worker must exit within this time
+EXIT_TIMEOUT = 60.0
+
+
+class WorkerOutput(NamedTuple):
+    """What a finished worker sent back."""
+
+    benchmark: Benchmark
+    #: everything it wrote on stderr (warnings, debug prints), maybe cut
+    stderr: str
+    #: wall time of the process, start-up included
+    elapsed: float
+
+
+def _tail(stderr: bytes, lines: int = STDERR_LINES) -> str:
+    """The end of a worker's stderr: its last traceback when it has one
+    (up to 3 x *lines*), else its last *lines* lines."""
+    all_lines = stderr.decode("utf-8", "replace").rstrip().splitlines()
+    starts = [index for index, line in enumerate(all_lines) if line.startswith("Traceback (most recent call last)")]
+    keep_traceback = starts and len(all_lines) - starts[-1] <= 3 * lines
+    kept = all_lines[starts[-1] :] if keep_traceback else all_lines[-lines:]
+    return "\n".join("    " + line for line in kept)
+
+
+def _with_stderr(message: str, stderr: bytes) -> str:
+    """*message*, followed by the end of the worker's stderr if any."""
+    tail = _tail(stderr)
+    return f"{message}; last lines of its stderr:\n{tail}" if tail else message
+
+
+def describe_exit(code: int) -> str:
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = str(-code)
+        return f"was killed by signal {name}"
+    return f"failed with exit code {code}"
+
+
+class WorkerProcess:
+    """One worker process: spawn it, read its pipe and stderr, reap it."""
+
+    def __init__(
+        self, command: list[str], env: dict[str, str], read_fd: int, write_fd: int, cwd: str | None = None
+    ) -> None:
+        self.command = command
+        self.started = time.monotonic()
+        self.read_fd = read_fd
+        try:
+            self.process = subprocess.Popen(
+                command,
+                env=env,
+                cwd=cwd,
+                pass_fds=(write_fd,),
+                stdin=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            os.close(read_fd)
+            raise WorkerError(f"cannot start a worker ({command[0]}): {exc.strerror or exc}") from None
+        finally:
+            os.close(write_fd)
+        self.result = bytearray()
+        self.stderr = bytearray()
+
+    def _read_all(self, deadline: float | None) -> bool:
+        """Read the pipe and stderr until both close; False on timeout."""
+        assert self.process.stderr is not None
+        buffers = {self.read_fd: self.result, self.process.stderr.fileno(): self.stderr}
+        with selectors.DefaultSelector() as selector:
+            for fd in buffers:
+                selector.register(fd, selectors.EVENT_READ)
+            while buffers:
+                timeout = None if deadline is None else deadline - time.monotonic()
+                if timeout is not None and timeout <= 0:
+                    return False
+                for key, _ in selector.select(timeout):
+                    chunk = os.read(key.fd, 65536)
+                    if not chunk:
+                        selector.unregister(key.fd)
+                        del buffers[key.fd]
+                        continue
+                    buffer = buffers[key.fd]
+                    buffer += chunk
+                    if buffer is self.stderr and len(buffer) > 2 * STDERR_LIMIT:
+                        del buffer[:-STDERR_LIMIT]
+        return True
+
+    def wait(self, deadline: float | None) -> int | None:
+        """Gather the output; the exit code, or None on timeout."""
+        if not self._read_all(deadline):
+            return None
+        remaining = EXIT_TIMEOUT if deadline is None else max(min(deadline - time.monotonic(), EXIT_TIMEOUT), 0.0)
+        try:
+            return self.process.wait(remaining)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        """Stop the worker and everything it started."""
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except OSError:
+                self.process.kill()
+        self.process.wait()
+
+    def close(self) -> None:
+        os.close(self.read_fd)
+        if self.process.stderr is not None:
+            self.process.stderr.close()
+
+
+def run_process(
+    command: list[str],
+    env: dict[str, str],
+    pipe: tuple[int, int],
+    *,
+    timeout: float | None,
+    what: str,
+    cwd: str | None = None,
+) -> tuple[bytes, bytes, float]:
+    """Run one worker to completion (in the folder *cwd*): what it sent
+    through the pipe, its stderr and its wall time; raise WorkerError on any
+    failure."""
+    worker = WorkerProcess(command, env, *pipe, cwd=cwd)
+    try:
+        code = worker.wait(None if timeout is None else worker.started + timeout)
+        if code is None:
+            worker.kill()
+            if timeout is None:
+                raise WorkerError(f"{what} sent its result but did not exit within {EXIT_TIMEOUT:g} s; it was stopped")
+            raise WorkerTimeoutError(f"{what} ran longer than the timeout ({timeout:g} s) and was stopped")
+        stderr = bytes(worker.stderr)
+        if code != 0:
+            raise WorkerError(_with_stderr(f"{what} {describe_exit(code)}", stderr))
+        return bytes(worker.result), stderr, time.monotonic() - worker.started
+    except BaseException:
+        worker.kill()
+        raise
+    finally:
+        worker.close()
+
+
+def run_worker(
+    command: list[str],
+    env: dict[str, str],
+    pipe: tuple[int, int],
+    *,
+    timeout: float | None,
+    what: str,
+    cwd: str | None = None,
+) -> WorkerOutput:
+    """Run one worker to completion and decode the benchmark it sent."""
+    data, stderr, elapsed = run_process(command, env, pipe, timeout=timeout, what=what, cwd=cwd)
+    benchmark = _decode(data, what, stderr)
+    return WorkerOutput(benchmark, stderr.decode("utf-8", "replace"), elapsed)
+
+
+def _decode(data: bytes, what: str, stderr: bytes) -> Benchmark:
+    from perf.storage.files import loads_benchmark
+
+    if not data:
+        message = f"{what} exited without sending a result (did the script call the same benchmarks in a worker?)"
+        raise WorkerError(_with_stderr(message, stderr))
+    try:
+        return loads_benchmark(data)
+    except (PerfError, ValueError) as exc:
+        raise WorkerError(f"{what} sent an invalid result: {exc}") from None
+
+
+class WorkerLauncher:
+    """Starts the workers of one side: their command lines and environment.
+    *add_cmdline_args(command, namespace)* is a bench script's callback
+    that passes its own options on to the workers."""
+
+    def __init__(
+        self,
+        side: Side,
+        add_cmdline_args: Callable[[list[str], argparse.Namespace], None] | None = None,
+        namespace: argparse.Namespace | None = None,
+        *,
+        environ: dict[str, str] | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        if os.name != "posix":
+            raise WorkerError("running workers is only supported on POSIX systems for now")
+        self.side = side
+        self.options = side.options
+        self.add_cmdline_args = add_cmdline_args
+        self.namespace = namespace if namespace is not None else argparse.Namespace(**self.options._asdict())
+        self.environ = dict(os.environ if environ is None else environ)
+        self.rng = rng or random.Random()
+
+    def worker_command(
+        self, task: int, write_fd: int, loops: int, values: int | None = None, *, listing: bool = False
+    ) -> list[str]:
+        """The command line of a worker of benchmark number *task*: *loops*
+        0 calibrates them; *values* per process (default: ``--values``);
+        *listing*: a worker that only lists the benchmarks."""
+        arguments = worker_arguments(self.options, task, write_fd, loops, values)
+        if listing:
+            arguments.append("--worker-list")
+        command = [self.side.python, *self.side.script, *arguments]
+        if self.add_cmdline_args is not None:
+            self.add_cmdline_args(command, self.namespace)
+        if self.side.kind == "program":
+            command += ["--", *self.side.program]
+        return command
+
+    def run(self, command: list[str], pipe: tuple[int, int], what: str) -> tuple[bytes, bytes, float]:
+        """:func:`run_process` for a worker of this side."""
+        return run_process(command, self.worker_env(), pipe, timeout=self.options.timeout, what=what, cwd=self.side.cwd)
+
+    def list_benchmarks(self) -> list[str]:
+        """The names of the benchmarks the script declares, in order, from
+        a worker run with ``--worker-list`` (it measures nothing)."""
+        import json
+
+        read_fd, write_fd = os.pipe()
+        command = self.worker_command(0, write_fd, 0, listing=True)
+        what = "the worker listing the script's benchmarks"
+        data, stderr, _ = self.run(command, (read_fd, write_fd), what)
+        try:
+            names = [json.loads(line) for line in data.decode("utf-8").splitlines()]
+        except ValueError as exc:
+            raise WorkerError(f"{what} sent an invalid list: {exc}") from None
+        if not names or not all(isinstance(name, str) for name in names):
+            raise WorkerError(_with_stderr(f"{what} sent no benchmark name", stderr))
+        return names
+
+    def run_worker(self, task: int, loops: int, values: int, what: str) -> WorkerOutput:
+        """Run one worker of benchmark number *task* and decode what it sent."""
+        read_fd, write_fd = os.pipe()
+        command = self.worker_command(task, write_fd, loops, values)
+        pipe = (read_fd, write_fd)
+        return run_worker(command, self.worker_env(), pipe, timeout=self.options.timeout, what=what, cwd=self.side.cwd)
+
+    def worker_env(self) -> dict[str, str]:
+        """The filtered environment, with a fresh padding and the side's own
+        variables."""
+        env = runner_environment(self.options, self.environ, random_padding(self.rng))
+        env.update(self.side.env)
+        return env
+
+
+def worker_arguments(options: RunOptions, task: int, pipe: int, loops: int, values: int | None = None) -> list[str]:
+    """The runner options of one worker command line (after the program).
+
+    *loops* 0 makes this worker calibrate the loops before its values
+    (``--loops 0`` is explicit: a script's ``Runner(loops=N)`` default
+    must not apply to it).  *values*: per process (default ``--values``;
+    ``--adaptive-values`` chooses them after a pilot).
+    """
+    command = ["--worker", "--pipe", str(pipe), "--worker-task", str(task)]
+    command += ["--values", str(options.values if values is None else values), "--min-time", repr(options.min_time)]
+    command += ["--loops", str(loops)]  # 0: this worker calibrates them
+    command += ["--warmups", str(options.warmups)]
+    if options.verbose:
+        command.append("-v")
+    if options.affinity:
+        command.append(f"--affinity={options.affinity}")
+    if options.clock != DEFAULT_CLOCK:
+        command += ["--clock", options.clock]
+    if options.tracemalloc:
+        command.append("--tracemalloc")
+    if options.track_memory:
+        command.append("--track-memory")
+    if options.profile:
+        command += ["--profile", options.profile]
+    for hook in options.hook:
+        command += ["--hook", hook]
+    return command
