@@ -47,8 +47,9 @@ import functools
 import math
 from typing import NamedTuple, Sequence
 
-from perf.analysis.distributions import normal_cdf, normal_ppf, student_t_cdf, student_t_ppf
+from perf.analysis.distributions import normal_cdf, normal_ppf, student_t_cdf
 from perf.analysis.statistics import mean, variance
+from perf.analysis.student_t_quantile import student_t_ppf
 
 SLOWER = "slower"
 FASTER = "faster"

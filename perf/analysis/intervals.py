@@ -32,7 +32,7 @@ import math
 from typing import NamedTuple, Sequence
 
 from perf.analysis import statistics
-from perf.analysis.distributions import student_t_ppf
+from perf.analysis.student_t_quantile import student_t_ppf
 from perf.model.benchmark import Benchmark
 
 __all__ = [

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from perf.analysis.distributions import student_t_ppf
 from perf.analysis.intervals import (
     MAX_PROCESSES,
     Interval,
@@ -19,6 +18,7 @@ from perf.analysis.intervals import (
     mean_interval,
     processes_for_precision,
 )
+from perf.analysis.student_t_quantile import student_t_ppf
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 
