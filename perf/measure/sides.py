@@ -46,8 +46,8 @@ class Side(NamedTuple):
     program: tuple[str, ...] = ()
     #: the working folder of the workers (None: this process's)
     cwd: str | None = None
-    #: variables set in the workers' environment, after ``--inherit-environ``
-    #: filtering (``PYTHONPATH`` of a source tree...)
+    #: variables set in the workers' environment, whatever the
+    #: ``--inherit-environ`` filter (``PYTHONPATH`` of a source tree...)
     env: tuple[tuple[str, str], ...] = ()
     #: its name in the output (and in file names); None for a single side
     label: str | None = None

@@ -276,11 +276,14 @@ class WorkerLauncher:
         return run_worker(command, self.worker_env(), pipe, timeout=self.options.timeout, what=what, cwd=self.side.cwd)
 
     def worker_env(self) -> dict[str, str]:
-        """The filtered environment, with a fresh padding and the side's own
-        variables."""
-        env = runner_environment(self.options, self.environ, random_padding(self.rng))
-        env.update(self.side.env)
-        return env
+        """The filtered environment, with a fresh padding; the side's own
+        variables pass the filter (perf's folder still leads a side's
+        ``PYTHONPATH`` when perf is not installed)."""
+        options = self.options
+        if self.side.env:
+            names = tuple(name for name, _ in self.side.env)
+            options = options._replace(inherit_environ=(*options.inherit_environ, *names))
+        return runner_environment(options, {**self.environ, **dict(self.side.env)}, random_padding(self.rng))
 
 
 def worker_arguments(options: RunOptions, task: int, pipe: int, loops: int, values: int | None = None) -> list[str]:

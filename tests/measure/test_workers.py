@@ -304,6 +304,36 @@ def test_manager_reads_os_environ_by_default(monkeypatch):
     assert manager_.worker_env()["PERF_TEST_MARKER"] == "1"
 
 
+def test_a_side_sets_its_own_variables_after_the_filtering():
+    args = parse(["--inherit-environ", "SECRET"])
+    side = Side("interpreter", "python", RunOptions.from_namespace(args), ("b.py",), env=(("PYTHONPATH", "/tree/b"),))
+    env = WorkerLauncher(side, environ=dict(FAKE_ENVIRON), rng=random.Random(1)).worker_env()
+    # the side's source tree (after perf's own folder), not the caller's path
+    assert env["PYTHONPATH"] == os.pathsep.join([perf_source_folder(), "/tree/b"])
+    assert env["SECRET"] == "s3cr3t"
+
+
+def test_a_program_side_appends_its_program_after_the_script_options():
+    args = parse()
+    side = Side(
+        "program", "/usr/bin/python3", RunOptions.from_namespace(args), ("-m", "perf", "command"), ("true", "-x")
+    )
+    launcher = WorkerLauncher(side, lambda command, namespace: command.extend(["--name", "n"]), args)
+    command = launcher.worker_command(0, 7, 0)
+    assert command[:4] == ["/usr/bin/python3", "-m", "perf", "command"]
+    assert command[-5:] == ["--name", "n", "--", "true", "-x"]
+
+
+def test_a_side_runs_its_workers_in_its_folder(tmp_path):
+    code = "import os, sys\nfd = int(sys.argv[sys.argv.index('--pipe') + 1])\nos.write(fd, os.getcwd().encode())\n"
+    args = parse()
+    side = Side("interpreter", sys.executable, RunOptions.from_namespace(args), ("-c", code), cwd=str(tmp_path))
+    launcher = WorkerLauncher(side, environ=clean_env())
+    read_fd, write_fd = os.pipe()
+    data, _, _ = launcher.run(launcher.worker_command(0, write_fd, 0), (read_fd, write_fd), "w")
+    assert data.decode() == str(tmp_path)
+
+
 # -- run_worker with tiny real processes ---------------------------------------------------
 
 
