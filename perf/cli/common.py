@@ -259,6 +259,38 @@ def _benchmark_lines(item: Item, blocks: Blocks) -> list[str]:
     return lines
 
 
+def distinct_suites(items: Sequence[Item]) -> list[BenchmarkSuite]:
+    """The suites of *items*, each once (the same object), in order."""
+    suites: list[BenchmarkSuite] = []
+    for item in items:
+        if all(item.suite is not suite for suite in suites):
+            suites.append(item.suite)
+    return suites
+
+
+def _item_lines(item: Item, blocks: Blocks, metadata: dict[str, Any]) -> list[str]:
+    """The lines of one benchmark under its titles: its own *metadata*
+    (none when empty), then its blocks."""
+    lines: list[str] = []
+    if metadata:
+        lines.extend(["Metadata:", *format_metadata_lines(metadata)])
+    bench_lines = _benchmark_lines(item, blocks)
+    if bench_lines:
+        empty_line(lines)
+        lines.extend(bench_lines)
+    return lines
+
+
+def _file_header(item: Item, blocks: Blocks) -> list[str]:
+    """The title of the file of *item* (``stats``: and its suite's totals
+    when it holds several benchmarks)."""
+    header = format_title(item.filename, 1)
+    if blocks.stats and len(item.suite) > 1:
+        header.append("")
+        header.extend(_suite_summary(item.suite))
+    return header
+
+
 def format_benchmarks(items: Sequence[Item], blocks: Blocks) -> list[str]:
     """pyperf's multi-line layout of ``show -d/-g/-t/-m``, ``dump``,
     ``stats``, ``metadata`` and ``check``.
@@ -270,37 +302,26 @@ def format_benchmarks(items: Sequence[Item], blocks: Blocks) -> list[str]:
     first.
     """
     output: list[str] = []
-    metadatas: list[dict[str, Any]] = []
+    # each benchmark's own metadata (the common keys are removed from them)
+    metadatas: list[dict[str, Any]] = [{} for _ in items]
     if blocks.metadata:
         metadatas = [dict(item.benchmark.get_metadata()) for item in items]
         output.extend(_common_metadata_lines(metadatas))
 
-    suites: list[BenchmarkSuite] = []
-    for item in items:
-        if all(item.suite is not suite for suite in suites):
-            suites.append(item.suite)
+    suites = distinct_suites(items)
     show_filename = len(suites) > 1 or (blocks.stats and len(items) > 1)
     names = [suite.get_benchmark_names() for suite in suites]
     show_name = not (all(len(suite) == 1 for suite in suites) and all(other == names[0] for other in names))
 
     current: BenchmarkSuite | None = None
-    for index, item in enumerate(items):
-        lines: list[str] = []
-        if blocks.metadata and metadatas[index]:
-            lines.extend(["Metadata:", *format_metadata_lines(metadatas[index])])
-        bench_lines = _benchmark_lines(item, blocks)
-        if bench_lines:
-            empty_line(lines)
-            lines.extend(bench_lines)
+    for item, metadata in zip(items, metadatas):
+        lines = _item_lines(item, blocks, metadata)
         if not lines:
             continue
         header: list[str] = []
         if show_filename and item.suite is not current:
             current = item.suite
-            header.extend(format_title(item.filename, 1))
-            if blocks.stats and len(current) > 1:
-                header.append("")
-                header.extend(_suite_summary(current))
+            header.extend(_file_header(item, blocks))
         if show_name:
             empty_line(header)
             header.extend(format_title(item.benchmark.get_name(), 2))

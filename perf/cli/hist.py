@@ -16,6 +16,7 @@ from perf.cli.common import (
     Item,
     add_input_arguments,
     check_summary_lines,
+    distinct_suites,
     format_title,
     load_selection,
     print_lines,
@@ -64,20 +65,28 @@ def _histogram(titled: list[tuple[str | None, Item]], args: argparse.Namespace) 
     return lines
 
 
-def run(args: argparse.Namespace) -> int:
-    items = load_selection(args)
-    require_values(items)
-    suites: list[BenchmarkSuite] = []
-    for item in items:
-        if all(item.suite is not suite for suite in suites):
-            suites.append(item.suite)
+def _items_by_name(items: list[Item], suites: list[BenchmarkSuite]) -> dict[str, list[Item]]:
+    """The items of each benchmark name, in the order of the files."""
     by_name: dict[str, list[Item]] = {}
     for suite in suites:
         for item in items:
             if item.suite is suite:
                 by_name.setdefault(item.benchmark.get_name(), []).append(item)
+    return by_name
+
+
+def _shared_names(suites: list[BenchmarkSuite]) -> list[str]:
+    """The names of the benchmarks every file has, in the first file's order."""
     other_names = [set(suite.get_benchmark_names()) for suite in suites[1:]]
-    shared = [name for name in suites[0].get_benchmark_names() if all(name in names for names in other_names)]
+    return [name for name in suites[0].get_benchmark_names() if all(name in names for names in other_names)]
+
+
+def run(args: argparse.Namespace) -> int:
+    items = load_selection(args)
+    require_values(items)
+    suites = distinct_suites(items)
+    by_name = _items_by_name(items, suites)
+    shared = _shared_names(suites)
     show_filename = len(suites) > 1
     show_group_name = len(shared) > 1
     groups: list[list[str]] = []
