@@ -162,10 +162,20 @@ def _default_penalty(size: int) -> float:
     return PENALTY_FACTOR * math.log(size) if size > 1 else 0.0
 
 
-def _cumulative(logs: list[float]) -> tuple[list[float], list[float], float]:
-    """Prefix sums of the centred log values (fewer cancellation errors in
-    the sums of squared deviations) and of their squares, and the variance
-    floor."""
+class _Sums(NamedTuple):
+    """What the cost of any segment is computed from."""
+
+    #: prefix sums of the centred log values (fewer cancellation errors in
+    #: the sums of squared deviations) and of their squares
+    sums: list[float]
+    squares: list[float]
+    #: the variance floor, and its logarithm
+    floor: float
+    log_floor: float
+
+
+def _cumulative(logs: list[float]) -> _Sums:
+    """The prefix sums of *logs* and the variance floor."""
     size = len(logs)
     centre = math.fsum(logs) / size
     sums = [0.0] * (size + 1)
@@ -178,7 +188,48 @@ def _cumulative(logs: list[float]) -> tuple[list[float], list[float], float]:
         sums[index] = total
         squares[index] = total_squares
     variance = max(total_squares / size - (total / size) ** 2, 0.0)
-    return sums, squares, max(ABSOLUTE_VARIANCE_FLOOR, RELATIVE_VARIANCE_FLOOR * variance)
+    floor = max(ABSOLUTE_VARIANCE_FLOOR, RELATIVE_VARIANCE_FLOOR * variance)
+    return _Sums(sums, squares, floor, math.log(floor))
+
+
+def _last_segment_costs(
+    candidates: list[int], end: int, prefix: _Sums, best_cost: list[float]
+) -> tuple[list[float], float, int]:
+    """The cost of the best segmentation of ``logs[:end]`` whose last
+    segment starts at each candidate, the lowest of them and its start (the
+    earliest on ties)."""
+    sums, squares, floor, log_floor = prefix
+    log = math.log
+    end_sum = sums[end]
+    end_squares = squares[end]
+    costs = []
+    best = math.inf
+    best_start = 0
+    for start in candidates:
+        length = end - start
+        segment_sum = end_sum - sums[start]
+        deviations = end_squares - squares[start] - segment_sum * segment_sum / length
+        variance = deviations / length
+        if variance > floor:
+            cost = best_cost[start] + length * log(variance)
+        else:
+            cost = best_cost[start] + length * log_floor + deviations / floor - length
+        costs.append(cost)
+        if cost < best:
+            best = cost
+            best_start = start
+    return costs, best, best_start
+
+
+def _backtrack(previous: list[int], size: int) -> list[int]:
+    """The changepoints of the best segmentation of ``logs[:size]``, from
+    the start of the last segment of each prefix (*previous*)."""
+    found = []
+    start = previous[size]
+    while start > 0:
+        found.append(start)
+        start = previous[start]
+    return found[::-1]
 
 
 def _pelt(logs: list[float], min_segment: int, penalty: float) -> list[int]:
@@ -186,9 +237,7 @@ def _pelt(logs: list[float], min_segment: int, penalty: float) -> list[int]:
     size = len(logs)
     if size < 2 * min_segment:
         return []
-    sums, squares, floor = _cumulative(logs)
-    log_floor = math.log(floor)
-    log = math.log
+    prefix = _cumulative(logs)
 
     best_cost = [math.inf] * (size + 1)
     best_cost[0] = -penalty
@@ -204,24 +253,7 @@ def _pelt(logs: list[float], min_segment: int, penalty: float) -> list[int]:
         if end in removals:
             dropped = set(removals.pop(end))
             candidates = [start for start in candidates if start not in dropped]
-        end_sum = sums[end]
-        end_squares = squares[end]
-        costs = []
-        best = math.inf
-        best_start = 0
-        for start in candidates:
-            length = end - start
-            segment_sum = end_sum - sums[start]
-            deviations = end_squares - squares[start] - segment_sum * segment_sum / length
-            variance = deviations / length
-            if variance > floor:
-                cost = best_cost[start] + length * log(variance)
-            else:
-                cost = best_cost[start] + length * log_floor + deviations / floor - length
-            costs.append(cost)
-            if cost < best:
-                best = cost
-                best_start = start
+        costs, best, best_start = _last_segment_costs(candidates, end, prefix, best_cost)
         best_cost[end] = best + penalty
         previous[end] = best_start
         # Pruning (Killick 2012, theorem 3.1, K = 0): a start whose cost is
@@ -232,13 +264,7 @@ def _pelt(logs: list[float], min_segment: int, penalty: float) -> list[int]:
             if cost > threshold and start not in pruned:
                 pruned.add(start)
                 removals.setdefault(end + min_segment, []).append(start)
-
-    found = []
-    start = previous[size]
-    while start > 0:
-        found.append(start)
-        start = previous[start]
-    return found[::-1]
+    return _backtrack(previous, size)
 
 
 def changepoints(values: Sequence[float], min_segment: int = MIN_SEGMENT, penalty: float | None = None) -> list[int]:
