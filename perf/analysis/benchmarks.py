@@ -5,18 +5,22 @@
   both benchmarks come from the same interleaved run and every pair is
   complete, the comparison is paired (design/statistics.md R6), else it
   falls back to the unpaired test;
-* ``robust`` asks for the rank test (unpaired: a paired rank test,
-  Wilcoxon's signed ranks, is not implemented yet);
+* ``robust`` asks for the rank tests (:mod:`perf.analysis.ranks`:
+  Wilcoxon's signed ranks on the pairs, Mann-Whitney otherwise);
 * fewer than 2 processes on a side: no interval, an inconclusive verdict.
+
+:func:`benchmark_wins` chooses the win rate the same way: over the pairs
+of an interleaved run, else over every pair of process means.
 
 Must not: format text or print.
 """
 
 from __future__ import annotations
 
-from perf.analysis import compare
+from perf.analysis import compare, ranks
 from perf.analysis.compare import Comparison
 from perf.analysis.statistics import mean, median
+from perf.analysis.win_rate import WinRate, paired_win_rate, win_rate
 from perf.model.benchmark import Benchmark
 
 #: the metadata of an interleaved run (written by perf.measure.manager)
@@ -26,7 +30,15 @@ SEED_KEY = "ab_seed"
 #: seconds per statement of the empty timing loop (perf.measure.worker)
 LOOP_OVERHEAD_KEY = "loop_overhead"
 
-__all__ = ["LOOP_OVERHEAD_KEY", "PAIR_KEY", "SEED_KEY", "compare_benchmarks", "loop_overhead", "paired_process_means"]
+__all__ = [
+    "LOOP_OVERHEAD_KEY",
+    "PAIR_KEY",
+    "SEED_KEY",
+    "benchmark_wins",
+    "compare_benchmarks",
+    "loop_overhead",
+    "paired_process_means",
+]
 
 
 def loop_overhead(benchmark: Benchmark) -> float | None:
@@ -79,10 +91,10 @@ def compare_benchmarks(
     paired = paired_process_means(reference, changed)
     if paired is not None:
         if robust:
-            return compare.signed_rank_compare_process_means(*paired, margin)
+            return ranks.signed_rank_compare_process_means(*paired, margin)
         return compare.compare_paired_process_means(*paired, margin)
     if robust:
-        return compare.rank_compare_process_means(ref_means, new_means, margin)
+        return ranks.rank_compare_process_means(ref_means, new_means, margin)
     from perf.analysis.interference import compare_recordings
 
     # separate recordings: correct for a busy machine with the workers' evidence
@@ -90,3 +102,16 @@ def compare_benchmarks(
     if adjusted is not None:
         return adjusted
     return compare.compare_process_means(ref_means, new_means, margin)
+
+
+def benchmark_wins(reference: Benchmark, changed: Benchmark) -> tuple[WinRate, bool] | None:
+    """How often a changed process beats a reference process, and whether
+    it was counted over the pairs of an interleaved run; None when a side
+    has fewer than 2 processes."""
+    paired = paired_process_means(reference, changed)
+    if paired is not None:
+        return paired_win_rate(*paired), True
+    ref_means, new_means = reference.get_process_means(), changed.get_process_means()
+    if len(ref_means) < 2 or len(new_means) < 2:
+        return None
+    return win_rate(ref_means, new_means), False

@@ -1,5 +1,6 @@
 """Text of comparisons: factors, intervals, verdicts and the tables of
-``compare_to``.
+``compare_to`` (whose sections and notes are :mod:`perf.render.compare_to`
+and :mod:`perf.render.compare_notes`).
 
 The factor keeps pyperf's wording (``1.10x slower``, ``1.25x faster``,
 ``no change`` for a ratio of exactly 1) because users grep it; perf adds
@@ -38,8 +39,8 @@ from perf.analysis.compare import (
     SLOWER,
     SMALL_CHANGE,
     Comparison,
-    WinRate,
 )
+from perf.analysis.win_rate import WinRate
 from perf.model.benchmark import Benchmark
 from perf.render.benchmark import format_result_value
 

@@ -9,8 +9,6 @@ import random
 import pytest
 
 from perf.analysis.compare import (
-    EXACT_RANK_PAIRS,
-    EXACT_SIGNED_RANK_PAIRS,
     FASTER,
     INCONCLUSIVE,
     MAX_SUGGESTED_PROCESSES,
@@ -21,18 +19,20 @@ from perf.analysis.compare import (
     SLOWER,
     SMALL_CHANGE,
     SUITE,
-    _signed_rank_distribution,
-    _u_distribution,
-    benjamini_hochberg,
-    combine_comparisons,
     compare_paired_process_means,
     compare_process_means,
-    expected_by_chance,
+    unknown_comparison,
+)
+from perf.analysis.ranks import (
+    EXACT_RANK_PAIRS,
+    EXACT_SIGNED_RANK_PAIRS,
+    _signed_rank_distribution,
+    _u_distribution,
     rank_compare_process_means,
     signed_rank_compare_process_means,
-    unknown_comparison,
-    win_rate,
 )
+from perf.analysis.suites import benjamini_hochberg, combine_comparisons, expected_by_chance
+from perf.analysis.win_rate import win_rate
 
 
 def noisy(level, count, spread, seed):
