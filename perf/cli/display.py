@@ -169,21 +169,27 @@ def print_comparison(name: str | None, labels: Sequence[str], benchmarks: Sequen
 
     With --target-precision the run stopped on the rule's precision, so an
     inconclusive verdict does not ask for the pairs a +-1 % interval would
-    need (print_precision_note() speaks when the target was not reached)."""
-    from perf.analysis.benchmarks import compare_benchmarks
-    from perf.analysis.compare import DEFAULT_MARGIN
+    need (print_precision_note() speaks when the target was not reached).
+
+    The two sides are compared as every suite comparison
+    (perf.analysis.suites.compare_suites); sides it cannot compare (no
+    values, other units or clocks) get a line that says why."""
+    from perf.analysis.suites import compare_suites
     from perf.render.benchmark import format_result
     from perf.render.compare import format_mean_line, format_verdict
 
-    reference, changed = benchmarks
     prefix = f"{name}: " if name else ""
     for label, benchmark in zip(labels, benchmarks):
         print(f"{label}: {prefix}{format_result(benchmark, interval=True)}")
     print()
-    comparison = compare_benchmarks(reference, changed)
-    print(prefix + format_mean_line(labels[0], reference, labels[1], changed, comparison, meaning=False))
-    needed = getattr(args, "target_precision", None) is None
-    print(prefix + format_verdict(comparison, DEFAULT_MARGIN, needed=needed))
+    suite = compare_suites([[benchmark] for benchmark in benchmarks])
+    for skipped in suite.incompatible:
+        print(f"{prefix}not compared: {skipped.reason}")
+    for entry in suite.entries:
+        reference, changed, comparison = entry.reference, entry.changed[0], entry.comparisons[0]
+        print(prefix + format_mean_line(labels[0], reference, labels[1], changed, comparison, meaning=False))
+        needed = getattr(args, "target_precision", None) is None
+        print(prefix + format_verdict(comparison, suite.margin, needed=needed))
 
 
 def print_precision_note(args: Options, precision: float, count: int) -> None:

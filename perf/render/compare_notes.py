@@ -1,0 +1,183 @@
+"""What is said around a suite comparison: the notes, warnings and errors
+that ``compare_to`` prints and ``report`` lists under its table.
+
+* :func:`comparison_error`: the error of a command that compares every
+  benchmark the files share (``compare_to``, ``report``): no benchmark in
+  common, or the first incompatible one (no values, different units or
+  clocks: the rule of :func:`perf.analysis.suites.compare_suites`);
+* :func:`chance_lines`: how many comparisons differ from 1x next to what
+  chance alone gives (:func:`perf.analysis.suites.count_differences`);
+* :func:`ignored_lines`: the benchmarks of each file that another file
+  lacks;
+* :func:`environment_warnings`: separate recordings from other hosts, CPUs,
+  Python builds, or far apart in time;
+* :func:`adjustment_lines`: what each comparison corrected for a busy
+  machine.
+
+Must not: compute statistics, read files, print, or raise (an error is
+returned to the command, which decides).
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Sequence
+
+from perf.analysis.suites import (
+    DIFFERENT_UNITS,
+    NO_VALUES,
+    BenchmarkComparison,
+    Incompatible,
+    SuiteComparison,
+    count_differences,
+)
+from perf.errors import ResultError
+from perf.model.suite import BenchmarkSuite
+from perf.render.compare import format_adjustment
+
+__all__ = [
+    "ALPHA",
+    "FAR_APART",
+    "adjustment_lines",
+    "chance_lines",
+    "comparison_error",
+    "environment_warnings",
+    "ignored_lines",
+    "incompatible_message",
+]
+
+#: files recorded further apart than this get a drift warning
+FAR_APART = datetime.timedelta(hours=1)
+#: the level of each test
+ALPHA = 0.05
+
+
+def incompatible_message(skipped: Incompatible, filenames: Sequence[str]) -> str:
+    """Why *skipped* was not compared, naming the file (or each file's unit
+    or clock)."""
+    name = skipped.name
+    if skipped.reason == NO_VALUES:
+        index = next(index for index, benchmark in enumerate(skipped.benchmarks) if not benchmark.get_nvalue())
+        return f"{filenames[index]}: benchmark {name!r} has no values (only calibration runs)"
+    if skipped.reason == DIFFERENT_UNITS:
+        listed = ", ".join(f"{b.get_unit()} in {filename}" for b, filename in zip(skipped.benchmarks, filenames))
+        return f"benchmark {name!r} has different units: {listed}"
+    # CPU time leaves out what wall time includes: their ratio is no speed-up
+    listed = ", ".join(f"{b.get_clock()} in {filename}" for b, filename in zip(skipped.benchmarks, filenames))
+    return f"benchmark {name!r} was timed with different clocks (--clock): {listed}"
+
+
+def comparison_error(comparison: SuiteComparison, filenames: Sequence[str]) -> ResultError | None:
+    """The error of a command that compares every benchmark in common: no
+    benchmark in common, or the first one that cannot be compared; None
+    when every benchmark in common was compared."""
+    if not comparison.common:
+        return ResultError("the files have no benchmark in common: " + ", ".join(filenames))
+    if comparison.incompatible:
+        return ResultError(incompatible_message(comparison.incompatible[0], filenames))
+    return None
+
+
+def ignored_lines(comparison: SuiteComparison, filenames: Sequence[str]) -> list[str]:
+    """``Ignored benchmarks (2) of a.json: x, y``: for each file, its
+    benchmarks that another file lacks."""
+    lines = []
+    for index, filename in enumerate(filenames):
+        ignored = sorted(comparison.ignored(index))
+        if ignored:
+            lines.append(f"Ignored benchmarks ({len(ignored)}) of {filename}: {', '.join(ignored)}")
+    return lines
+
+
+def adjustment_lines(entries: Sequence[BenchmarkComparison], titles: Sequence[str]) -> list[str]:
+    """What each comparison of separate recordings corrected for a busy
+    machine, named after its benchmark (the HTML report lists them)."""
+    lines: list[str] = []
+    for entry in entries:
+        for title, comparison in zip(titles[1:], entry.comparisons):
+            lines.extend(f"{entry.name}: {line}" for line in format_adjustment(comparison, titles[0], title))
+    return lines
+
+
+def chance_lines(entries: Sequence[BenchmarkComparison]) -> list[str]:
+    """How many comparisons differ from 1x at level ALPHA, next to how many
+    would by chance alone, and how many survive a false discovery rate."""
+    comparisons = [comparison for entry in entries for comparison in entry.comparisons]
+    if len(comparisons) < 2:
+        return []
+    found = count_differences(comparisons, ALPHA)
+    significant, kept = found.significant, found.discoveries
+    return [
+        f"{found.total} comparisons, {significant} {'differs' if significant == 1 else 'differ'} from 1x "
+        f"at {1 - ALPHA:.0%} confidence; chance alone would give about {found.expected:.2g} ({ALPHA:.0%} each); "
+        f"{kept} {'remains' if kept == 1 else 'remain'} at a {ALPHA:.0%} false discovery rate (Benjamini-Hochberg)"
+    ]
+
+
+# --- separate recordings -------------------------------------------------------------
+
+
+def _values_of(suite: BenchmarkSuite, key: str) -> list[str]:
+    found: list[str] = []
+    for benchmark in suite:
+        # the shared common value, not a copy of get_metadata(): read only
+        value = benchmark._get_common_value(key)
+        if value is not None and str(value) not in found:
+            found.append(str(value))
+    return found
+
+
+_MACHINE_KEYS = (("hostname", "hosts"), ("cpu_model_name", "CPUs"), ("python_version", "Python builds"))
+
+
+def _file_warnings(reference: BenchmarkSuite, suite: BenchmarkSuite, titles: tuple[str, str]) -> list[str]:
+    lines = []
+    for key, what in _MACHINE_KEYS:
+        ref_values, new_values = _values_of(reference, key), _values_of(suite, key)
+        if ref_values and new_values and ref_values != new_values:
+            lines.append(
+                f"WARNING: {titles[0]} and {titles[1]} come from different {what}: "
+                f"{' / '.join(ref_values)} vs {' / '.join(new_values)}"
+            )
+    gap = _gap(reference, suite)
+    if gap is not None and gap > FAR_APART:
+        lines.append(f"WARNING: {titles[0]} and {titles[1]} were recorded {_format_gap(gap)} apart")
+    return lines
+
+
+def environment_warnings(
+    suites: Sequence[BenchmarkSuite], titles: Sequence[str], entries: Sequence[BenchmarkComparison]
+) -> list[str]:
+    """Differences between the reference file and each changed file that a
+    comparison of separate recordings cannot cancel (none for the two sides
+    of an interleaved run: the pairs cancel the drift)."""
+    lines: list[str] = []
+    for index, (suite, title) in enumerate(zip(suites[1:], titles[1:])):
+        if all(entry.comparisons[index].paired for entry in entries):
+            continue
+        lines.extend(_file_warnings(suites[0], suite, (titles[0], title)))
+    if lines:
+        lines.append(
+            "The machine drifts between separate recordings and the comparison cannot cancel it; "
+            "an interleaved run (--compare-to) measures both sides in alternation."
+        )
+    return lines
+
+
+def _gap(first: BenchmarkSuite, second: BenchmarkSuite) -> datetime.timedelta | None:
+    dates = first.get_dates(), second.get_dates()
+    if not dates[0] or not dates[1]:
+        return None
+    (start1, end1), (start2, end2) = dates[0], dates[1]
+    if end1 <= start2:
+        return start2 - end1
+    if end2 <= start1:
+        return start1 - end2
+    return datetime.timedelta(0)
+
+
+def _format_gap(gap: datetime.timedelta) -> str:
+    hours = gap.total_seconds() / 3600
+    if hours < 48:
+        return f"{hours:.0f} hours" if hours >= 2 else f"{hours * 60:.0f} minutes"
+    return f"{hours / 24:.0f} days"

@@ -1,0 +1,309 @@
+"""The text of ``python -m perf compare_to``, from a suite comparison.
+
+:func:`format_compare_to` lays out a :class:`~perf.analysis.suites.SuiteComparison`
+as pyperf does (per-tag sections, ``Mean +- std dev: [ref] ... ->
+[changed] ...`` lines, ``--table`` in reST or Markdown, ``-G`` groups, the
+"hidden because not significant" lines), with what pyperf lacks: the
+intervals and verdicts, the inconclusive benchmarks with the processes
+that would decide them, the suite's geometric mean with its interval, and
+the notes and warnings of :mod:`perf.render.compare_notes`.
+:func:`format_slowdowns` gives the lines of ``--fail-on-slowdown``.
+
+Must not: compute statistics (the comparisons, geometric means and win
+rates come from :mod:`perf.analysis`), read files, or print.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Sequence
+
+from perf.analysis import compare
+from perf.analysis.benchmarks import benchmark_wins
+from perf.analysis.compare import Comparison
+from perf.analysis.suites import BenchmarkComparison, SuiteComparison, geometric_means
+from perf.model.benchmark import Benchmark
+from perf.model.suite import BenchmarkSuite
+from perf.render import compare as text
+from perf.render.benchmark import format_result_value
+from perf.render.compare_notes import adjustment_lines, chance_lines, environment_warnings, ignored_lines
+
+__all__ = ["Layout", "format_compare_to", "format_slowdowns"]
+
+
+class Layout(NamedTuple):
+    """The options of ``compare_to`` that shape its text."""
+
+    #: the title of each file, the reference first
+    titles: Sequence[str]
+    #: every benchmark with its verdict
+    verbose: bool = False
+    #: no hidden/ignored lists, notes or warnings
+    quiet: bool = False
+    #: how often a changed process beats a reference process
+    win_rate: bool = False
+    table: bool = False
+    #: "rest" or "md"
+    table_format: str = "rest"
+    #: slower and faster benchmarks grouped (2 files)
+    group_by_speed: bool = False
+
+
+class _Context(NamedTuple):
+    layout: Layout
+    margin: float
+    #: several benchmarks are compared: lines start with their names
+    names: bool
+
+    @property
+    def reference_title(self) -> str:
+        return self.layout.titles[0]
+
+    @property
+    def changed_titles(self) -> Sequence[str]:
+        return self.layout.titles[1:]
+
+
+def _title(title: str) -> list[str]:
+    return [title, "=" * len(title)]
+
+
+def _tags(entry: BenchmarkComparison) -> list[str]:
+    # the shared common value, not a copy of get_metadata(): read only
+    tags = entry.reference._get_common_value("tags") or []
+    return list(tags) if isinstance(tags, (list, tuple)) else []
+
+
+def _blocks(*blocks: list[str]) -> list[str]:
+    lines: list[str] = []
+    for block in blocks:
+        if block:
+            if lines:
+                lines.append("")
+            lines.extend(block)
+    return lines
+
+
+# --- the blocks of a section -------------------------------------------------------
+
+
+def _win_rate(reference: Benchmark, changed: Benchmark) -> str | None:
+    wins = benchmark_wins(reference, changed)
+    if wins is None:
+        return None
+    return text.format_win_rate(*wins)
+
+
+def _mean_lines(entry: BenchmarkComparison, context: _Context) -> list[str]:
+    lines = []
+    verbose = context.layout.verbose
+    reference_title, reference = context.reference_title, entry.reference
+    for title, changed, comparison in zip(context.changed_titles, entry.changed, entry.comparisons):
+        # verbose: the verdict line that follows says what the verdict means
+        line = text.format_mean_line(
+            reference_title, reference, title, changed, comparison, margin=context.margin, meaning=not verbose
+        )
+        rate = _win_rate(entry.reference, changed) if verbose or context.layout.win_rate else None
+        if verbose:
+            prefix = "Significant" if comparison.different else "Not significant!"
+            lines.append(line)
+            lines.append(f"{prefix} ({text.format_verdict(comparison, context.margin)})")
+            if rate is not None:
+                lines.append(f"Win rate: {rate}")
+        else:
+            lines.append(line if rate is None else f"{line}; {rate}")
+        lines.extend(text.format_adjustment(comparison, context.reference_title, title))
+    return lines
+
+
+def _labelled(entries: Sequence[BenchmarkComparison], context: _Context, verdict: str) -> list[tuple[str, Comparison]]:
+    """(label, comparison) of the comparisons of *entries* with *verdict*:
+    the label names the changed file when there are several."""
+    several = len(context.changed_titles) > 1
+    return [
+        (f"{entry.name} ({title})" if several else entry.name, comparison)
+        for entry in entries
+        for title, comparison in zip(context.changed_titles, entry.comparisons)
+        if comparison.verdict == verdict
+    ]
+
+
+def _hidden_lines(hidden: Sequence[BenchmarkComparison], context: _Context) -> list[str]:
+    """pyperf's "hidden because not significant" line, then what perf knows
+    about them: which are equivalent, which need more processes."""
+    if not hidden or context.layout.quiet:
+        return []
+    lines = [f"Benchmark hidden because not significant ({len(hidden)}): " + ", ".join(e.name for e in hidden)]
+    no_change = [label for label, _comparison in _labelled(hidden, context, compare.NO_CHANGE)]
+    if no_change:
+        lines.append(f"- no change (within +-{context.margin * 100:g}%): " + ", ".join(no_change))
+    for label, comparison in _labelled(hidden, context, compare.INCONCLUSIVE):
+        bracket = text.format_bracket(comparison, context.margin)
+        details = ", ".join(filter(None, [bracket, text.format_needed(comparison, context.margin)]))
+        lines.append(f"- inconclusive: {label}: {text.format_factor(comparison.ratio)} {details}")
+    # the verdicts that rest on corrected data say so, hidden or not
+    lines.extend(f"- {line}" for line in adjustment_lines(hidden, context.layout.titles))
+    return lines
+
+
+def _geometric_mean_lines(means: Sequence[Comparison] | None, context: _Context) -> list[str]:
+    if means is None:
+        return []
+    if len(means) == 1:
+        return [f"Geometric mean: {text.format_change(means[0], context.margin)}"]
+    lines = _title("Geometric mean")
+    lines.append("")
+    lines.extend(
+        f"{title}: {text.format_change(mean, context.margin)}" for title, mean in zip(context.changed_titles, means)
+    )
+    return lines
+
+
+# --- the sections ----------------------------------------------------------------------
+
+
+def _list_section(entries: Sequence[BenchmarkComparison], context: _Context) -> list[str]:
+    verbose = context.layout.verbose
+    shown = [entry for entry in entries if entry.different or verbose]
+    hidden = [entry for entry in entries if not (entry.different or verbose)]
+    blocks: list[list[str]] = []
+    single = False  # one-line entries follow each other without blank lines, as in pyperf
+    for entry in shown:
+        lines = _mean_lines(entry, context)
+        if len(lines) == 1:
+            line = f"{entry.name}: {lines[0]}" if context.names else lines[0]
+            if single:
+                blocks[-1].append(line)
+            else:
+                blocks.append([line])
+            single = True
+        else:
+            blocks.append([*_title(entry.name), "", *lines] if context.names else lines)
+            single = False
+    return _blocks(
+        *blocks,
+        _hidden_lines(hidden, context),
+        _geometric_mean_lines(geometric_means(entries, context.margin), context),
+    )
+
+
+#: the groups of -G, in order
+_GROUPS = ((compare.SLOWER, "Slower"), (compare.FASTER, "Faster"), (compare.SMALL_CHANGE, "Small change"))
+
+
+def _group_section(entries: Sequence[BenchmarkComparison], context: _Context) -> list[str]:
+    groups: dict[str, list[BenchmarkComparison]] = {verdict: [] for verdict, _title in _GROUPS}
+    hidden = []
+    for entry in entries:
+        verdict = entry.comparisons[0].verdict
+        if verdict in groups:
+            groups[verdict].append(entry)
+        else:
+            hidden.append(entry)
+    blocks = []
+    for verdict, title in _GROUPS:
+        # the largest change first: faster ones by their smallest ratio
+        members = sorted(groups[verdict], key=lambda e: e.comparisons[0].ratio, reverse=verdict != compare.FASTER)
+        if members:
+            lines = [f"{title} ({len(members)}):"]
+            for entry in members:
+                values = f"{format_result_value(entry.reference)} -> {format_result_value(entry.changed[0])}"
+                lines.append(f"- {entry.name}: {values}: {text.format_change(entry.comparisons[0], context.margin)}")
+            blocks.append(lines)
+    return _blocks(
+        *blocks,
+        _hidden_lines(hidden, context),
+        _geometric_mean_lines(geometric_means(entries, context.margin), context),
+    )
+
+
+def _table_row(entry: BenchmarkComparison, context: _Context) -> list[str]:
+    row = [entry.name, entry.reference.format_value(entry.reference.mean())]
+    for changed, comparison in zip(entry.changed, entry.comparisons):
+        if not comparison.different:
+            row.append("not significant")
+            continue
+        cell = text.format_change(comparison, context.margin, meaning=False)
+        if not context.layout.quiet:
+            cell = f"{changed.format_value(changed.mean())}: {cell}"
+        row.append(cell)
+    return row
+
+
+def _table_section(entries: Sequence[BenchmarkComparison], context: _Context) -> list[str]:
+    ordered = list(entries)
+    if context.layout.group_by_speed:
+        ordered.sort(key=lambda entry: entry.comparisons[0].ratio)
+    headers = ["Benchmark", context.reference_title, *context.changed_titles]
+    rows = [_table_row(entry, context) for entry in ordered if entry.different]
+    hidden = [entry for entry in ordered if not entry.different]
+    means = geometric_means(entries, context.margin)
+    if means is not None and rows:
+        rows.append(
+            ["Geometric mean", "(ref)", *(text.format_change(mean, context.margin, meaning=False) for mean in means)]
+        )
+    table = text.format_table(headers, rows, context.layout.table_format) if rows else []
+    return _blocks(table, _hidden_lines(hidden, context))
+
+
+def _section(entries: Sequence[BenchmarkComparison], context: _Context) -> list[str]:
+    if context.layout.table:
+        return _table_section(entries, context)
+    if context.layout.group_by_speed:
+        return _group_section(entries, context)
+    return _list_section(entries, context)
+
+
+# --- the whole text --------------------------------------------------------------------
+
+
+def _sections(entries: Sequence[BenchmarkComparison], context: _Context) -> list[str]:
+    """A section per tag, then all benchmarks (under a title when there
+    are tags)."""
+    entry_tags = [_tags(entry) for entry in entries]
+    tags = sorted({tag for tags_of_entry in entry_tags for tag in tags_of_entry})
+    output: list[str] = []
+    for tag in tags:
+        tagged = [entry for entry, tags_of_entry in zip(entries, entry_tags) if tag in tags_of_entry]
+        output.extend(_title(f"Benchmarks with tag '{tag}':"))
+        output.append("")
+        output.extend(_section(tagged, context))
+        output.append("")
+    if tags:
+        output.extend(_title("All benchmarks:"))
+        output.append("")
+    output.extend(_section(entries, context))
+    return output
+
+
+def format_compare_to(suites: Sequence[BenchmarkSuite], comparison: SuiteComparison, layout: Layout) -> list[str]:
+    """The lines of ``compare_to``: the sections, then (unless quiet) the
+    notes and the warnings on the files."""
+    entries = comparison.entries
+    context = _Context(layout, comparison.margin, len(entries) > 1)
+    output = _sections(entries, context)
+    if not layout.quiet:
+        filenames = [str(suite.filename) for suite in suites]
+        notes = _blocks(chance_lines(entries), ignored_lines(comparison, filenames))
+        warnings = environment_warnings(suites, layout.titles, entries)
+        for block in (notes, warnings):
+            if block:
+                output.append("")
+                output.extend(block)
+    return output
+
+
+def format_slowdowns(comparison: SuiteComparison, layout: Layout, percent: float) -> list[str]:
+    """``--fail-on-slowdown``: a ``SLOWDOWN:`` line for each comparison (and
+    geometric mean) slower than 1 + *percent* % with its whole interval."""
+    context = _Context(layout, comparison.margin, len(comparison.entries) > 1)
+    threshold = 1 + percent / 100
+    several = len(context.changed_titles) > 1
+    labelled = _labelled(comparison.entries, context, compare.SLOWER)
+    for title, mean in zip(context.changed_titles, comparison.geometric_means or []):
+        if mean.verdict == compare.SLOWER:
+            labelled.append((f"geometric mean ({title})" if several else "geometric mean", mean))
+    return [
+        f"SLOWDOWN: {label}: {text.format_change(found, context.margin)}, beyond +{percent:g}%"
+        for label, found in labelled
+        if found.low > threshold
+    ]
