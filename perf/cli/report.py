@@ -2,8 +2,9 @@
 
 Writes one self-contained HTML page (:mod:`perf.render.html`): with one
 file its results, with several the comparison of each to the first one
-(``compare_to``'s computations: the same entries, verdicts, geometric
-means, notes and warnings), the figures of :mod:`perf.render.plots`
+(``compare_to``'s: :func:`perf.analysis.suites.compare_suites`, the same
+errors, verdicts, geometric means, notes and warnings of
+:mod:`perf.render.compare_notes`), the figures of :mod:`perf.render.plots`
 (matplotlib, the ``plot`` extra), the stability warnings and the metadata.
 
 Every option is checked before any file is read or any figure drawn: the
@@ -13,6 +14,8 @@ matplotlib the command stops with one line that says what to install.
 The page is written atomically: a reader sees the old file or the new one;
 then one line on stdout says what was written: ``Wrote report.html
 (326.4 KiB)``.
+
+Must not: compute statistics, lay out the page, or draw figures.
 """
 
 from __future__ import annotations
@@ -22,12 +25,20 @@ import os
 from typing import Sequence
 
 from perf.analysis import compare
-from perf.cli import compare_to
+from perf.analysis.suites import compare_suites
 from perf.cli.common import filename_titles, load_suites, select_benchmarks
 from perf.cli.plot import wrote_line
 from perf.errors import UsageError
 from perf.model.suite import BenchmarkSuite
-from perf.render import html
+from perf.render.compare_notes import (
+    adjustment_lines,
+    chance_lines,
+    comparison_error,
+    environment_warnings,
+    ignored_lines,
+)
+from perf.render.html.comparison import Summary
+from perf.render.html.page import FigureSource, matplotlib_svg, render_report
 from perf.storage import files
 
 HELP = "Write a self-contained HTML report of result files: tables, verdicts, figures, warnings, metadata."
@@ -84,13 +95,13 @@ def check_options(args: argparse.Namespace) -> None:
         raise UsageError(f"--min-speed must be between 0 and 100 (percent), got {args.min_speed:g}")
 
 
-def default_figures() -> html.FigureSource:
+def default_figures() -> FigureSource:
     """The figures of :mod:`perf.render.plots`; MissingDependencyError with the install
     hint when matplotlib is missing."""
-    from perf.render import plots
+    from perf.render.plots import canvas
 
-    plots.require_matplotlib()
-    return html.matplotlib_svg
+    canvas.require_matplotlib()
+    return matplotlib_svg
 
 
 def _selected(suite: BenchmarkSuite, names: Sequence[str] | None) -> BenchmarkSuite:
@@ -98,27 +109,33 @@ def _selected(suite: BenchmarkSuite, names: Sequence[str] | None) -> BenchmarkSu
     return suite if len(selected) == len(suite) else BenchmarkSuite(selected, filename=suite.filename)
 
 
-def _summary(suites: Sequence[BenchmarkSuite], titles: Sequence[str], args: argparse.Namespace) -> html.Summary:
-    """compare_to's entries, geometric means, notes and warnings."""
+def _summary(
+    suites: Sequence[BenchmarkSuite],
+    selected: Sequence[BenchmarkSuite],
+    titles: Sequence[str],
+    args: argparse.Namespace,
+) -> Summary:
+    """compare_to's comparison, notes and warnings: every benchmark in
+    common is compared, or a ResultError, as compare_to does."""
     margin = args.min_speed / 100
-    entries = compare_to.comparison_entries(suites, args, margin)
-    means = compare_to.geometric_means(entries, margin)
-    notes = [*compare_to.chance_lines(entries), *compare_to.ignored_lines(suites, entries, args.benchmarks)]
-    warnings = [
-        *compare_to.environment_warnings(suites, titles, entries),
-        *compare_to.adjustment_lines(entries, titles),
-    ]
-    compared = [html.ComparedBenchmark(e.name, e.reference, e.changed, e.comparisons) for e in entries]
-    return html.Summary(compared, means, margin, notes, warnings)
+    filenames = [str(suite.filename) for suite in suites]
+    comparison = compare_suites(selected, margin, args.robust)
+    error = comparison_error(comparison, filenames)
+    if error is not None:
+        raise error
+    entries = comparison.entries
+    notes = [*chance_lines(entries), *ignored_lines(comparison, filenames)]
+    warnings = [*environment_warnings(suites, titles, entries), *adjustment_lines(entries, titles)]
+    return Summary(entries, comparison.geometric_means, margin, notes, warnings)
 
 
-def make_report(args: argparse.Namespace, figures: html.FigureSource) -> str:
+def make_report(args: argparse.Namespace, figures: FigureSource) -> str:
     """The HTML page of ``args.filenames`` (options already checked)."""
     suites = load_suites(args.filenames)
     titles = filename_titles([str(suite.filename) for suite in suites])
     selected = [_selected(suite, args.benchmarks) for suite in suites]
-    summary = _summary(suites, titles, args) if len(suites) > 1 else None
-    return html.render_report(list(zip(titles, selected)), summary, figures, robust=args.robust)
+    summary = _summary(suites, selected, titles, args) if len(suites) > 1 else None
+    return render_report(list(zip(titles, selected)), summary, figures, robust=args.robust)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ import pytest
 from golden import DATA, run
 
 from perf.cli import report
-from perf.render import plots
+from perf.render.plots import canvas
 from perf.render.units import format_filesize
 
 COMPARE = DATA / "compare"
@@ -210,13 +210,13 @@ def test_missing_matplotlib_is_one_line_with_the_install_hint(tmp_path, capsys, 
         status, out, err = run(capsys, "report", REF, "-o", str(output))
     except NotImplementedError:
         pytest.skip("perf.render.plots is not implemented yet")
-    assert (status, out, err) == (1, "", f"ERROR: {plots.INSTALL_HINT}\n")
+    assert (status, out, err) == (1, "", f"ERROR: {canvas.INSTALL_HINT}\n")
     assert not output.exists()
 
 
 def test_real_report(tmp_path, capsys):
     try:
-        plots.require_matplotlib()
+        canvas.require_matplotlib()
     except NotImplementedError:
         pytest.skip("perf.render.plots is not implemented yet")
     except Exception as exc:  # UsageError: no matplotlib

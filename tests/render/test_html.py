@@ -17,14 +17,16 @@ import pytest
 from golden import DATA
 
 from perf.analysis.benchmarks import compare_benchmarks
-from perf.analysis.compare import combine_comparisons
 from perf.analysis.intervals import benchmark_log_interval
+from perf.analysis.suites import BenchmarkComparison, combine_comparisons
 from perf.errors import MissingDependencyError
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.model.suite import BenchmarkSuite
-from perf.render import html as report
 from perf.render.benchmark import format_result_value
+from perf.render.html import page as report
+from perf.render.html.comparison import Summary
+from perf.render.html.markup import svg_data_uri
 from perf.storage import files
 
 COMPARE = DATA / "compare"
@@ -153,11 +155,11 @@ def summary_of(loaded, margin=0.01, robust=False, notes=(), warnings=()):
         name = benchmark.get_name()
         changed = [suite.get_benchmark(name) for _, suite in loaded[1:]]
         comparisons = [compare_benchmarks(benchmark, other, margin, robust) for other in changed]
-        entries.append(report.ComparedBenchmark(name, benchmark, changed, comparisons))
+        entries.append(BenchmarkComparison(name, benchmark, changed, comparisons))
     means = [
         combine_comparisons([entry.comparisons[index] for entry in entries], margin) for index in range(len(loaded) - 1)
     ]
-    return report.Summary(entries, means, margin, notes, warnings)
+    return Summary(entries, means, margin, notes, warnings)
 
 
 @pytest.fixture
@@ -202,11 +204,11 @@ def test_the_svg_urls_stay_out_of_the_page(two_files):
 def test_data_uri_breaks_every_http_of_the_base64_text():
     svg = "<svg><!-- t\u04e4 --></svg>"  # its base64 text holds "HTTp"
     assert "http" in base64.b64encode(svg.encode()).decode().lower()
-    uri = report.svg_data_uri(svg)
+    uri = svg_data_uri(svg)
     assert "http" not in uri.lower()
     data = uri.removeprefix("data:image/svg+xml;base64,")
     assert base64.b64decode("".join(data.split())).decode() == svg
-    long = report.svg_data_uri("<svg>" + "x" * 1000 + "</svg>")
+    long = svg_data_uri("<svg>" + "x" * 1000 + "</svg>")
     assert all(len(line) <= 76 for line in long.removeprefix("data:image/svg+xml;base64,").split("\n"))
 
 
@@ -431,10 +433,10 @@ def test_no_file_is_an_error():
 
 
 def test_real_figures_are_embedded():
-    from perf.render import plots
+    from perf.render.plots import canvas
 
     try:
-        plots.require_matplotlib()
+        canvas.require_matplotlib()
         loaded = load_compare("ref", "changed")
         page = report.render_report(loaded, summary_of(loaded), report.matplotlib_svg)
     except NotImplementedError:

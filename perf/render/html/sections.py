@@ -1,0 +1,204 @@
+"""The sections of the HTML report about the files themselves.
+
+* :func:`header_table`: each file with its path, benchmark count, dates,
+  hosts, CPUs and Python versions from the metadata;
+* :func:`results_section`: with one file, the table of results (mean +-
+  std dev, the confidence interval of the mean of process means,
+  processes, values);
+* :func:`stability_section`: the stability warnings of each benchmark;
+* :func:`metadata_section`: what every file shares, once, and the keys
+  whose values differ between files.
+
+Must not: compare files (:mod:`perf.render.html.comparison`), read files,
+print, or compute statistics (the checks and intervals come from
+:mod:`perf.analysis`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from perf.analysis.checks import ADVICE_CODES, INFO_CODES, check_benchmark, is_warning
+from perf.analysis.intervals import benchmark_log_interval
+from perf.model.benchmark import Benchmark
+from perf.model.metadata import common_metadata
+from perf.model.suite import BenchmarkSuite
+from perf.render.benchmark import format_result_value
+from perf.render.checks import format_check
+from perf.render.html.markup import NONE, bullet_list, cell, element, escape, row, table
+from perf.render.metadata import format_metadata
+from perf.render.units import format_datetime
+
+__all__ = ["Files", "header_table", "metadata_section", "results_section", "stability_section"]
+
+#: (title, suite) of each file, in the order given on the command line
+Files = Sequence[tuple[str, BenchmarkSuite]]
+
+#: header keys: (metadata key, column title)
+_HEADER_KEYS = (
+    ("hostname", "Hosts"),
+    ("cpu_model_name", "CPUs"),
+    ("python_version", "Python"),
+)
+
+#: metadata that describes one benchmark, not the files
+_PER_BENCHMARK_KEYS = frozenset({"name"})
+
+
+def _distinct(suite: BenchmarkSuite, key: str) -> list[str]:
+    """The values of metadata *key* in the benchmarks of *suite*, each once."""
+    found: list[str] = []
+    for benchmark in suite:
+        value = benchmark.get_metadata().get(key)
+        if value is not None and format_metadata(key, value) not in found:
+            found.append(format_metadata(key, value))
+    return found
+
+
+def _dates(suite: BenchmarkSuite) -> tuple[str, str]:
+    dates = suite.get_dates()
+    if not dates:
+        return NONE, NONE
+    return format_datetime(dates[0], microsecond=False), format_datetime(dates[1], microsecond=False)
+
+
+def header_table(files: Files) -> str:
+    """The files: path, benchmark count, dates, hosts, CPUs and Pythons."""
+    headers = ["File", "Path", "Benchmarks", "Start", "End", *(title for _, title in _HEADER_KEYS)]
+    rows = []
+    for index, (title, suite) in enumerate(files):
+        label = f"{title} (reference)" if index == 0 and len(files) > 1 else title
+        cells = [cell(label), cell(str(suite.filename or NONE)), cell(str(len(suite)), class_="num")]
+        cells.extend(cell(date) for date in _dates(suite))
+        cells.extend(cell(", ".join(_distinct(suite, key)) or NONE) for key, _ in _HEADER_KEYS)
+        rows.append(row(cells))
+    return table(headers, rows, class_="files")
+
+
+def _interval_text(benchmark: Benchmark) -> tuple[str, str]:
+    """(interval, processes) cells of a benchmark."""
+    nprocesses = str(len(benchmark.get_process_means()))
+    interval = benchmark_log_interval(benchmark)  # the result line's interval
+    if interval is None:
+        return NONE, nprocesses
+    low, high = benchmark.format_values((interval.low, interval.high))
+    return f"{low} .. {high}", nprocesses
+
+
+def _results_table(suite: BenchmarkSuite) -> str:
+    rows = []
+    for benchmark in suite:
+        interval, nprocesses = _interval_text(benchmark)
+        cells = [
+            cell(benchmark.get_name(), class_="name"),
+            cell(format_result_value(benchmark), class_="num"),
+            cell(interval, class_="num"),
+            cell(nprocesses, class_="num"),
+            cell(str(benchmark.get_nvalue()), class_="num"),
+        ]
+        rows.append(row(cells))
+    headers = ["Benchmark", "Mean +- std dev", "95% CI", "Processes", "Values"]
+    return table(headers, rows, class_="results")
+
+
+def results_section(files: Files) -> str:
+    """The table of results of each file (a report of one file)."""
+    parts = [element("h2", "Results")]
+    for title, suite in files:
+        if len(files) > 1:
+            parts.append(element("h3", escape(title)))
+        parts.append(_results_table(suite))
+    parts.append(
+        bullet_list(
+            [
+                "Mean +- std dev of all values; the interval is the t interval of the mean of the process means "
+                "(a process is one sample: its values are not independent)."
+            ],
+            class_="notes",
+        )
+    )
+    return element("section", "\n".join(parts), id="results")
+
+
+def _check_items(benchmark: Benchmark) -> tuple[list[str], list[str]]:
+    """(warnings, other findings) of a benchmark, as texts."""
+    warnings, others = [], []
+    for check in check_benchmark(benchmark):
+        text = format_check(check, benchmark).replace("\n", " ")
+        if is_warning(check):
+            warnings.append(text)
+        elif check.code in ADVICE_CODES or check.code in INFO_CODES:
+            others.append(text)
+    return warnings, others
+
+
+def stability_section(files: Files) -> str:
+    """The stability warnings and other findings of each benchmark."""
+    parts = [element("h2", "Stability")]
+    unstable = 0
+    for title, suite in files:
+        for benchmark in suite:
+            warnings, others = _check_items(benchmark)
+            if not warnings and not others:
+                continue
+            unstable += bool(warnings)
+            label = f"{benchmark.get_name()} ({title})" if len(files) > 1 else benchmark.get_name()
+            parts.append(element("h3", escape(label)))
+            if warnings:
+                parts.append(bullet_list(warnings, class_="warning"))
+            if others:
+                parts.append(bullet_list(others))
+    if unstable:
+        parts.insert(
+            1,
+            element(
+                "p",
+                escape(
+                    f"WARNING: {unstable} benchmark result{'s' if unstable > 1 else ''} may be unstable. "
+                    "Rerun with more processes, values or loops; 'python -m perf system tune' reduces "
+                    "the system jitter."
+                ),
+                class_="warning",
+            ),
+        )
+    else:
+        parts.insert(1, element("p", "No stability warning: every benchmark seems stable.", class_="stable"))
+    return element("section", "\n".join(parts), id="stability")
+
+
+def _file_metadata(suite: BenchmarkSuite) -> dict[str, Any]:
+    metadata = suite.get_metadata()
+    if len(suite) > 1:
+        for key in _PER_BENCHMARK_KEYS:
+            metadata.pop(key, None)
+    return metadata
+
+
+def metadata_section(files: Files) -> str:
+    """The metadata every file shares, once, then the keys whose values differ."""
+    metadatas = [_file_metadata(suite) for _, suite in files]
+    common = common_metadata(metadatas)
+    parts = [element("h2", "Metadata")]
+    if len(files) > 1:
+        parts.append(element("h3", "Common to every file"))
+    else:
+        parts.append(element("h3", "Common to every benchmark"))
+    if common:
+        rows = [row([cell(key), cell(format_metadata(key, common[key]))]) for key in sorted(common)]
+        parts.append(table(["Key", "Value"], rows, class_="metadata"))
+    else:
+        parts.append(element("p", "None."))
+    if len(files) > 1:
+        parts.append(element("h3", "Different between files"))
+        keys = sorted({key for metadata in metadatas for key in metadata} - set(common))
+        if keys:
+            rows = []
+            for key in keys:
+                cells = [cell(key)]
+                for metadata in metadatas:
+                    cells.append(cell(format_metadata(key, metadata[key]) if key in metadata else NONE))
+                rows.append(row(cells))
+            parts.append(table(["Key", *(title for title, _ in files)], rows, class_="metadata-differences"))
+        else:
+            parts.append(element("p", "None: the files share all their common metadata."))
+    return element("section", "\n".join(parts), id="metadata")
