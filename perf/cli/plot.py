@@ -18,6 +18,12 @@ The figure is written atomically: an error never leaves a partial file;
 then one line on stdout says what was written: ``Wrote compare.svg
 (48.2 KiB)``.
 
+The benchmarks of ``--kind compare`` are those of
+:func:`perf.analysis.suites.compare_suites`: a ``-b`` name missing from a
+file, no benchmark in common, or none with values in every file is an
+error; a benchmark in other units or timed with another clock is left out
+with a note under the figure.
+
 Must not: draw or compute statistics (perf.render.plots and perf.analysis
 do), or import matplotlib itself.
 """
@@ -29,10 +35,14 @@ import os
 from typing import Sequence
 
 from perf.analysis import compare
+from perf.analysis.suites import NO_VALUES, SuiteComparison, compare_suites
 from perf.cli.common import filename_titles, load_suites
 from perf.errors import ResultError, UsageError
 from perf.model.suite import BenchmarkSuite
-from perf.render import plots
+from perf.render.plots import canvas
+from perf.render.plots.comparison import comparison_figure
+from perf.render.plots.distribution import distribution_figure
+from perf.render.plots.timeline import timeline_figure
 from perf.render.units import format_filesize
 from perf.storage import files
 
@@ -42,7 +52,7 @@ KINDS = ("distribution", "timeline", "compare")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = f"The figures need matplotlib: {plots.INSTALL_HINT.split(': ', 1)[1]}."
+    parser.epilog = f"The figures need matplotlib: {canvas.INSTALL_HINT.split(': ', 1)[1]}."
     parser.add_argument(
         "filenames",
         metavar="FILE",
@@ -77,7 +87,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def output_format(output: str) -> str:
     """``"png"`` or ``"svg"``, from the extension of *output*."""
     extension = os.path.splitext(output)[1].lower().lstrip(".")
-    if extension not in plots.FORMATS:
+    if extension not in canvas.FORMATS:
         raise UsageError(f"{output}: the output must end with .png or .svg")
     return extension
 
@@ -106,28 +116,41 @@ def _check_options(args: argparse.Namespace) -> None:
                 raise UsageError(f"{option} only applies to --kind compare")
 
 
-def _check_names(suites: Sequence[BenchmarkSuite], names: Sequence[str] | None, every_file: bool) -> None:
-    """Every name of *names* is in some file (with *every_file*: in every
-    file); a suite without any benchmark to draw is an error too."""
+def _check_names(
+    suites: Sequence[BenchmarkSuite], names: Sequence[str] | None, comparison: SuiteComparison | None = None
+) -> None:
+    """Every name of *names* is in some file (and with the *comparison* of
+    ``--kind compare``: in every file)."""
     known = [set(suite.get_benchmark_names()) for suite in suites]
+    missing = {found.name: found.absent for found in comparison.missing} if comparison is not None else {}
     for name in names or ():
-        missing = [str(suite.filename) for suite, found in zip(suites, known) if name not in found]
-        if len(missing) == len(suites):
+        if not any(name in found for found in known):
             available = sorted(set().union(*known))
             raise ResultError(f"no benchmark named {name!r} (benchmarks: {', '.join(available)})")
-        if every_file and missing:
-            raise ResultError(f"benchmark {name!r} is missing from {', '.join(missing)}")
+        if name in missing:
+            files = ", ".join(str(suites[index].filename) for index in missing[name])
+            raise ResultError(f"benchmark {name!r} is missing from {files}")
 
 
-def _comparable(suites: Sequence[BenchmarkSuite], names: Sequence[str] | None) -> None:
-    """At least one benchmark (of *names*) is in every file, with values."""
-    tables = [{benchmark.get_name(): benchmark for benchmark in suite} for suite in suites]
-    common = [name for name in tables[0] if all(name in table for table in tables) and (not names or name in names)]
+def _comparable(suites: Sequence[BenchmarkSuite], comparison: SuiteComparison) -> None:
+    """Some benchmark is in every file, and one of them has values in
+    every file (other incompatible ones are noted on the figure)."""
     listed = ", ".join(str(suite.filename) for suite in suites)
-    if not common:
+    if not comparison.common:
         raise ResultError(f"the files have no benchmark in common: {listed}")
-    if not any(all(table[name].get_nvalue() for table in tables) for name in common):
+    if not comparison.entries and all(skipped.reason == NO_VALUES for skipped in comparison.incompatible):
         raise ResultError(f"no benchmark has values in every file: {listed}")
+
+
+def _compare(suites: Sequence[BenchmarkSuite], args: argparse.Namespace) -> SuiteComparison:
+    """The benchmarks of ``-b`` (all by default) compared to the first
+    file's, checked."""
+    selected = [[b for b in suite if not args.benchmarks or b.get_name() in args.benchmarks] for suite in suites]
+    margin = (compare.DEFAULT_MARGIN * 100 if args.min_speed is None else args.min_speed) / 100
+    comparison = compare_suites(selected, margin, args.robust)
+    _check_names(suites, args.benchmarks, comparison)
+    _comparable(suites, comparison)
+    return comparison
 
 
 def wrote_line(path: str, size: int) -> str:
@@ -137,32 +160,24 @@ def wrote_line(path: str, size: int) -> str:
 
 
 def make_figure(suites: Sequence[BenchmarkSuite], args: argparse.Namespace) -> object:
-    """The figure of ``args.kind`` for *suites* (checked)."""
+    """The figure of ``args.kind`` for *suites*; a ResultError when a
+    ``-b`` name is not found or the files cannot be compared."""
     titles = filename_titles([str(suite.filename) for suite in suites])
-    named = list(zip(titles, suites))
     if args.kind == "compare":
-        margin = (compare.DEFAULT_MARGIN * 100 if args.min_speed is None else args.min_speed) / 100
-        selected = named
-        if args.benchmarks:
-            selected = [
-                (title, BenchmarkSuite([b for b in suite if b.get_name() in args.benchmarks], filename=suite.filename))
-                for title, suite in named
-            ]
-        return plots.compare_figure(selected[0], selected[1:], margin, robust=args.robust)
+        return comparison_figure(titles, _compare(suites, args))
+    _check_names(suites, args.benchmarks)
+    named = list(zip(titles, suites))
     if args.kind == "timeline":
-        return plots.timeline_figure(named, args.benchmarks)
-    return plots.distribution_figure(named, args.benchmarks)
+        return timeline_figure(named, args.benchmarks)
+    return distribution_figure(named, args.benchmarks)
 
 
 def run(args: argparse.Namespace) -> int:
     _check_options(args)
     fmt = output_format(args.output)
-    plots.require_matplotlib()
+    canvas.require_matplotlib()
     suites = load_suites(args.filenames)
-    _check_names(suites, args.benchmarks, every_file=args.kind == "compare")
-    if args.kind == "compare":
-        _comparable(suites, args.benchmarks)
-    data = plots.figure_bytes(make_figure(suites, args), fmt)
+    data = canvas.figure_bytes(make_figure(suites, args), fmt)
     files.write_atomic(args.output, data, replace=args.replace)
     print(wrote_line(args.output, len(data)))
     return 0

@@ -12,7 +12,7 @@ import pytest
 
 from perf.cli import plot
 from perf.cli.main import main
-from perf.render import plots
+from perf.render.plots import canvas
 from perf.render.units import format_filesize
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
@@ -198,11 +198,11 @@ def test_benchmark_names_in_some_files_are_enough_for_distributions(tmp_path, ca
 
 
 def test_missing_matplotlib_is_one_line_and_no_file(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(plots, "MATPLOTLIB_MODULE", "perf_tests_no_such_module")
+    monkeypatch.setattr(canvas, "MATPLOTLIB_MODULE", "perf_tests_no_such_module")
     output = tmp_path / "figure.png"
     status, out, err = run(capsys, TIMEIT, "-o", output)
     assert (status, out) == (1, "")
-    assert err == f"ERROR: {plots.INSTALL_HINT}\n"
+    assert err == f"ERROR: {canvas.INSTALL_HINT}\n"
     assert folder_files(tmp_path) == []
 
 
@@ -211,7 +211,7 @@ def test_a_failed_drawing_leaves_no_file(tmp_path, capsys, monkeypatch):
     def broken(figure, fmt):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(plots, "figure_bytes", broken)
+    monkeypatch.setattr(canvas, "figure_bytes", broken)
     output = tmp_path / "figure.png"
     with pytest.raises(OSError, match="No space left"):
         main(["plot", TIMEIT, "-o", str(output)])

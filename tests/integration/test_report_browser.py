@@ -18,7 +18,7 @@ import pytest
 from golden import DATA, run
 
 from perf.cli import report
-from perf.render import plots
+from perf.render.plots import canvas as plots
 
 pytestmark = [
     pytest.mark.integration,

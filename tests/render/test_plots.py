@@ -11,13 +11,14 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from perf.analysis.benchmarks import compare_benchmarks
-from perf.analysis.compare import SLOWER, combine_comparisons
+from perf.analysis.compare import SLOWER
+from perf.analysis.suites import combine_comparisons
 from perf.errors import MissingDependencyError
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.model.suite import BenchmarkSuite
-from perf.render import plots
 from perf.render.compare import format_change
+from perf.render.plots import canvas, comparison, distribution, timeline
 from perf.storage import files
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
@@ -55,7 +56,7 @@ def suite(*benchmarks):
 
 
 def svg_of(figure):
-    data = plots.figure_bytes(figure, "svg")
+    data = canvas.figure_bytes(figure, "svg")
     ET.fromstring(data)  # well-formed XML
     return data.decode("utf-8")
 
@@ -78,13 +79,13 @@ def all_text(figure):
 
 @pytest.fixture
 def no_matplotlib(monkeypatch):
-    monkeypatch.setattr(plots, "MATPLOTLIB_MODULE", "perf_tests_no_such_module")
+    monkeypatch.setattr(canvas, "MATPLOTLIB_MODULE", "perf_tests_no_such_module")
 
 
 def test_require_matplotlib_says_what_to_install(no_matplotlib):
     with pytest.raises(MissingDependencyError) as info:
-        plots.require_matplotlib()
-    assert str(info.value) == plots.INSTALL_HINT
+        canvas.require_matplotlib()
+    assert str(info.value) == canvas.INSTALL_HINT
     assert str(info.value) == (
         'the plot and report commands need matplotlib: pip install matplotlib (or pip install ".[plot]" in a clone of perf)'
     )
@@ -94,36 +95,36 @@ def test_require_matplotlib_says_what_to_install(no_matplotlib):
 @pytest.mark.parametrize(
     "draw",
     [
-        plots.distribution_figure,
-        plots.timeline_figure,
-        lambda files_: plots.compare_figure(files_[0], files_[1:], 0.01),
+        distribution.distribution_figure,
+        timeline.timeline_figure,
+        lambda files_: comparison.compare_figure(files_[0], files_[1:], 0.01),
     ],
     ids=["distribution", "timeline", "compare"],
 )
 def test_every_figure_needs_matplotlib(no_matplotlib, draw):
     two = [("a", suite(benchmark("b", [[1.0, 1.1], [1.2, 1.0]]))), ("b", suite(benchmark("b", [[1.0], [1.1]])))]
-    with pytest.raises(MissingDependencyError, match=re.escape(plots.INSTALL_HINT)):
+    with pytest.raises(MissingDependencyError, match=re.escape(canvas.INSTALL_HINT)):
         draw(two)
 
 
 def test_figure_bytes_needs_matplotlib(no_matplotlib):
     with pytest.raises(MissingDependencyError, match="need matplotlib"):
-        plots.figure_bytes(object(), "png")
+        canvas.figure_bytes(object(), "png")
 
 
 @pytest.mark.parametrize(
     ("version", "expected"), [("3.11.2", (3, 11)), ("3.7.0rc1", (3, 7)), ("3.8", (3, 8)), ("4", (4,)), ("dev", ())]
 )
 def test_version_numbers(version, expected):
-    assert plots._version_tuple(version) == expected
+    assert canvas._version_tuple(version) == expected
 
 
 def test_an_old_matplotlib_is_refused(monkeypatch, tmp_path):
     (tmp_path / "perf_tests_old_mpl.py").write_text('__version__ = "3.5.1"\n')
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(plots, "MATPLOTLIB_MODULE", "perf_tests_old_mpl")
+    monkeypatch.setattr(canvas, "MATPLOTLIB_MODULE", "perf_tests_old_mpl")
     with pytest.raises(MissingDependencyError, match=r"need matplotlib 3\.7 or newer, not 3\.5\.1"):
-        plots.require_matplotlib()
+        canvas.require_matplotlib()
 
 
 # --- matplotlib and the output ------------------------------------------------------
@@ -131,27 +132,27 @@ def test_an_old_matplotlib_is_refused(monkeypatch, tmp_path):
 
 @requires_matplotlib
 def test_require_matplotlib_gives_pyplot_on_agg():
-    pyplot = plots.require_matplotlib()
+    pyplot = canvas.require_matplotlib()
     assert pyplot.__name__ == "matplotlib.pyplot"
     assert pyplot.get_backend().lower() == "agg"
 
 
 @requires_matplotlib
 def test_figures_are_not_left_open_in_pyplot():
-    pyplot = plots.require_matplotlib()
+    pyplot = canvas.require_matplotlib()
     before = pyplot.get_fignums()
-    figure = plots.distribution_figure([load("timeit.json")])
-    plots.figure_bytes(figure, "png")
+    figure = distribution.distribution_figure([load("timeit.json")])
+    canvas.figure_bytes(figure, "png")
     assert pyplot.get_fignums() == before
 
 
 @requires_matplotlib
 def test_png_and_svg_bytes():
     files_ = [load("timeit.json")]
-    png = plots.figure_bytes(plots.distribution_figure(files_), "png")
+    png = canvas.figure_bytes(distribution.distribution_figure(files_), "png")
     assert png.startswith(PNG_SIGNATURE)
     assert b"tIME" not in png  # no modification time chunk
-    svg = plots.figure_bytes(plots.distribution_figure(files_), "svg")
+    svg = canvas.figure_bytes(distribution.distribution_figure(files_), "svg")
     root = ET.fromstring(svg)
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     assert b"<dc:date>" not in svg
@@ -159,9 +160,9 @@ def test_png_and_svg_bytes():
 
 @requires_matplotlib
 def test_unknown_format_is_a_value_error():
-    figure = plots.distribution_figure([load("timeit.json")])
+    figure = distribution.distribution_figure([load("timeit.json")])
     with pytest.raises(ValueError, match="unknown figure format 'pdf'"):
-        plots.figure_bytes(figure, "pdf")
+        canvas.figure_bytes(figure, "pdf")
 
 
 @requires_matplotlib
@@ -171,10 +172,11 @@ def test_same_input_same_bytes(kind, fmt):
     def draw():
         ref, changed = load("compare/ref.json"), load("compare/changed.json")
         if kind == "compare":
-            return plots.compare_figure(ref, [changed], 0.01)
-        return getattr(plots, f"{kind}_figure")([ref, changed], ["unequal_counts"])
+            return comparison.compare_figure(ref, [changed], 0.01)
+        module = {"distribution": distribution, "timeline": timeline}[kind]
+        return getattr(module, f"{kind}_figure")([ref, changed], ["unequal_counts"])
 
-    assert plots.figure_bytes(draw(), fmt) == plots.figure_bytes(draw(), fmt)
+    assert canvas.figure_bytes(draw(), fmt) == canvas.figure_bytes(draw(), fmt)
 
 
 @requires_matplotlib
@@ -182,7 +184,7 @@ def test_svg_of_many_panels_is_reproducible_with_numbered_clip_paths():
     # the layout moves by a few ulps between drawings: clip paths, named
     # after a hash of their rectangle by matplotlib, are numbered instead
     files_ = [load("compare/ref.json"), load("compare/changed.json")]
-    svgs = [plots.figure_bytes(plots.distribution_figure(files_), "svg") for _ in range(3)]
+    svgs = [canvas.figure_bytes(distribution.distribution_figure(files_), "svg") for _ in range(3)]
     assert svgs[1] == svgs[0] and svgs[2] == svgs[0]
     svg = svgs[0].decode("utf-8")
     assert '<clipPath id="clip1">' in svg and 'clip-path="url(#clip1)"' in svg
@@ -194,7 +196,7 @@ def test_svg_of_many_panels_is_reproducible_with_numbered_clip_paths():
 
 @requires_matplotlib
 def test_distribution_of_one_file():
-    found = texts(plots.distribution_figure([load("suite_tags.json")]))
+    found = texts(distribution.distribution_figure([load("suite_tags.json")]))
     for name in ("sort_list", "build_dict", "join_str", "values", "process means", "n = 6", "n = 2"):
         assert name in found
     # ticks in the unit of the values, at round numbers
@@ -204,19 +206,19 @@ def test_distribution_of_one_file():
 
 @requires_matplotlib
 def test_distribution_of_several_files_has_one_colour_per_file():
-    figure = plots.distribution_figure([load("compare/ref.json"), load("compare/changed.json")])
+    figure = distribution.distribution_figure([load("compare/ref.json"), load("compare/changed.json")])
     svg = svg_of(figure)
     found = texts(figure)
     assert "ref" in found and "changed" in found  # the legend
     assert "n = 60 / 48" in found  # unequal_counts: 20 x 3 against 8 x 6
-    for colour in plots.PALETTE[:2]:
+    for colour in canvas.PALETTE[:2]:
         assert colour in svg
-    assert plots.PALETTE[2] not in svg
+    assert canvas.PALETTE[2] not in svg
 
 
 @requires_matplotlib
 def test_distribution_of_selected_names_in_their_order():
-    found = texts(plots.distribution_figure([load("suite_tags.json")], ["join_str", "sort_list", "nope"]))
+    found = texts(distribution.distribution_figure([load("suite_tags.json")], ["join_str", "sort_list", "nope"]))
     assert "build_dict" not in found
     assert found.index("join_str") < found.index("sort_list")
 
@@ -226,26 +228,26 @@ def test_distribution_of_a_single_value_and_a_single_process():
     single_value = benchmark("single_value", [[2.0e-6]])
     single_process = benchmark("single_process", [[2.0e-6, 2.1e-6, 2.05e-6]])
     equal = benchmark("equal", [[3.0e-6, 3.0e-6], [3.0e-6, 3.0e-6]])
-    found = texts(plots.distribution_figure([("one", suite(single_value, single_process, equal))]))
+    found = texts(distribution.distribution_figure([("one", suite(single_value, single_process, equal))]))
     assert {"single_value", "single_process", "equal", "n = 1", "n = 3", "n = 4"} <= set(found)
 
 
 @requires_matplotlib
 def test_distribution_of_calibration_runs_only_says_so():
-    found = texts(plots.distribution_figure([load("calibration_only.json")]))
+    found = texts(distribution.distribution_figure([load("calibration_only.json")]))
     assert "no values (only calibration runs)" in found
     two = [load("calibration_only.json", "calibration"), load("timeit.json")]
-    text = all_text(plots.distribution_figure(two))
+    text = all_text(distribution.distribution_figure(two))
     assert "calibration: no values (only calibration runs)" in text
     assert "n = 12" in text
 
 
 @requires_matplotlib
 def test_distribution_in_bytes():
-    found = texts(plots.distribution_figure([load("track_memory.json")]))
+    found = texts(distribution.distribution_figure([load("track_memory.json")]))
     assert any(re.fullmatch(r"\d+\.\d+ MiB", text) for text in found)
     small = benchmark("alloc", [[40_000, 41_000, 40_500], [40_200, 40_800]], unit="byte")
-    found = texts(plots.distribution_figure([("memory", suite(small))]))
+    found = texts(distribution.distribution_figure([("memory", suite(small))]))
     assert any(re.fullmatch(r"\d+(\.\d+)? KiB", text) for text in found)
     assert not any(text.endswith(" us") or text.endswith(" sec") for text in found)
 
@@ -253,14 +255,14 @@ def test_distribution_in_bytes():
 @requires_matplotlib
 def test_distribution_caps_the_panels():
     many = suite(*(benchmark(f"bench{i:02d}", [[1.0 + i, 1.1 + i], [1.05 + i]]) for i in range(15)))
-    text = all_text(plots.distribution_figure([("many", many)]))
+    text = all_text(distribution.distribution_figure([("many", many)]))
     assert "bench11" in text and "bench12" not in text
     assert "Only the first 12 of 15 benchmarks are shown" in text
 
 
 @requires_matplotlib
 def test_distribution_with_no_benchmark_to_show():
-    text = all_text(plots.distribution_figure([load("timeit.json")], ["nope"]))
+    text = all_text(distribution.distribution_figure([load("timeit.json")], ["nope"]))
     assert "no benchmark to show" in text
 
 
@@ -269,7 +271,7 @@ def test_distribution_with_no_benchmark_to_show():
 
 @requires_matplotlib
 def test_timeline_of_one_file():
-    found = texts(plots.timeline_figure([load("timeit.json")]))
+    found = texts(timeline.timeline_figure([load("timeit.json")]))
     assert {"timeit", "value", "warmup", "calibration run"} <= set(found)
     assert any(re.fullmatch(r"\d+ ns", text) for text in found)
     # the warmups of the calibration run at 1 and 2 loops are far above the values
@@ -279,7 +281,7 @@ def test_timeline_of_one_file():
 @requires_matplotlib
 def test_timeline_points_in_run_order_with_hollow_warmups():
     bench = benchmark("bench", [[], [1.0, 1.1], [1.2]])
-    figure = plots.timeline_figure([("f", suite(bench))])
+    figure = timeline.timeline_figure([("f", suite(bench))])
     (ax,) = figure.axes
     points = sorted(
         (x, y, line.get_markerfacecolor())
@@ -291,12 +293,12 @@ def test_timeline_points_in_run_order_with_hollow_warmups():
     assert xs == list(range(6))  # calibration warmup, warmup, 2 values, warmup, value
     hollow = [x for x, _y, face in points if face == "none"]
     assert hollow == [0, 1, 4]
-    plots.figure_bytes(figure, "png")
+    canvas.figure_bytes(figure, "png")
 
 
 @requires_matplotlib
 def test_timeline_of_several_files_shares_the_y_axis_of_a_benchmark():
-    figure = plots.timeline_figure([load("compare/ref.json"), load("compare/changed.json")], ["call_slower"])
+    figure = timeline.timeline_figure([load("compare/ref.json"), load("compare/changed.json")], ["call_slower"])
     text = all_text(figure)
     assert "call_slower (ref)" in text and "call_slower (changed)" in text
     first, second = figure.axes
@@ -305,19 +307,19 @@ def test_timeline_of_several_files_shares_the_y_axis_of_a_benchmark():
 
 @requires_matplotlib
 def test_timeline_of_calibration_runs_only_bytes_and_single_values():
-    text = all_text(plots.timeline_figure([load("calibration_only.json")]))
+    text = all_text(timeline.timeline_figure([load("calibration_only.json")]))
     assert "no values (only calibration runs)" in text
-    text = all_text(plots.timeline_figure([load("track_memory.json")]))
+    text = all_text(timeline.timeline_figure([load("track_memory.json")]))
     assert "MiB" in text
     single = benchmark("single", [[5.0e-3]], warmup=False)
-    text = all_text(plots.timeline_figure([("one", suite(single))]))
+    text = all_text(timeline.timeline_figure([("one", suite(single))]))
     assert "single" in text and " ms" in text
 
 
 @requires_matplotlib
 def test_timeline_caps_the_panels():
     small = suite(*(benchmark(f"bench{i:02d}", [[1.0 + i], [1.1 + i]], warmup=False) for i in range(7)))
-    text = all_text(plots.timeline_figure([("a", small), ("b", small), ("c", small)]))
+    text = all_text(timeline.timeline_figure([("a", small), ("b", small), ("c", small)]))
     assert "Only the first 12 of 21 panels" in text
     assert "bench03 (c)" in text and "bench04 (a)" not in text
 
@@ -328,7 +330,7 @@ def test_timeline_caps_the_panels():
 @requires_matplotlib
 def test_compare_sorted_by_ratio_with_the_geometric_mean_on_top():
     ref, changed = load("compare/ref.json"), load("compare/changed.json")
-    figure = plots.compare_figure(ref, [changed], 0.01)
+    figure = comparison.compare_figure(ref, [changed], 0.01)
     svg = svg_of(figure)
     ax, right = figure.axes  # the changes are the labels of a twin axis on the right
     labels = [label.get_text() for label in ax.get_yticklabels()]
@@ -342,14 +344,14 @@ def test_compare_sorted_by_ratio_with_the_geometric_mean_on_top():
     mean = combine_comparisons(list(comparisons.values()), 0.01)
     assert "1.11x slower [1.10x .. 1.12x]" in text
     assert mean.verdict in text and "within ±1%" in text
-    assert plots.VERDICT_COLOURS[SLOWER] in svg
+    assert comparison.VERDICT_COLOURS[SLOWER] in svg
     assert "Welch's t on the logs of the process means" in text
 
 
 @requires_matplotlib
 def test_compare_several_changed_files():
     files_ = [load("compare/ref.json"), load("compare/changed.json"), load("compare/same_host.json")]
-    figure = plots.compare_figure(files_[0], files_[1:], 0.05, robust=True)
+    figure = comparison.compare_figure(files_[0], files_[1:], 0.05, robust=True)
     text = all_text(figure)
     assert "changed, same_host compared to ref" in text
     assert "within ±5%" in text
@@ -364,7 +366,7 @@ def test_compare_several_changed_files():
 def test_compare_an_interleaved_run_is_paired():
     ref = suite(benchmark("bench", [[1.0, 1.01], [1.1, 1.11], [0.95, 0.96], [1.05, 1.04]], pair_seed=9))
     new = suite(benchmark("bench", [[1.1, 1.11], [1.2, 1.22], [1.05, 1.06], [1.16, 1.15]], pair_seed=9))
-    text = all_text(plots.compare_figure(("ref", ref), [("new", new)], 0.01))
+    text = all_text(comparison.compare_figure(("ref", ref), [("new", new)], 0.01))
     assert "paired t on the interleaved pairs" in text
     assert "geometric mean" not in text.split(" | ")  # a single benchmark: no suite mean
 
@@ -373,12 +375,12 @@ def test_compare_an_interleaved_run_is_paired():
 def test_compare_without_interval_single_values_and_calibration_runs():
     one = suite(benchmark("a", [[1.0]]), benchmark("b", [[], [2.0, 2.1]]), benchmark("c", [[3.0, 3.1], [3.05]]))
     other = suite(benchmark("a", [[1.1]]), benchmark("b", [[2.2], [2.1]]), benchmark("c", [[]]))
-    figure = plots.compare_figure(("one", one), [("other", other)], 0.01)
+    figure = comparison.compare_figure(("one", one), [("other", other)], 0.01)
     text = all_text(figure)
     assert "[no interval: fewer than 2 processes]" in text
     assert "Left out: c (no values)" in text
     calibration = [load("calibration_only.json"), load("timeit.json")]
-    text = all_text(plots.compare_figure(calibration[0], calibration[1:], 0.01))
+    text = all_text(comparison.compare_figure(calibration[0], calibration[1:], 0.01))
     assert "no benchmark with values in every file" in text
 
 
@@ -386,7 +388,7 @@ def test_compare_without_interval_single_values_and_calibration_runs():
 def test_compare_in_bytes_and_different_units():
     ref = suite(benchmark("mem", [[1000, 1010], [1005, 995]], unit="byte"), benchmark("t", [[1.0], [1.1]]))
     new = suite(benchmark("mem", [[1100, 1110], [1105, 1095]], unit="byte"), benchmark("t", [[1.0], [1.1]], "byte"))
-    figure = plots.compare_figure(("ref", ref), [("new", new)], 0.0)
+    figure = comparison.compare_figure(("ref", ref), [("new", new)], 0.0)
     text = all_text(figure)
     assert "Left out: t (different units)" in text
     assert "within" not in text  # no band for a margin of 0
@@ -396,7 +398,7 @@ def test_compare_in_bytes_and_different_units():
 def test_compare_wide_ratios_use_log_ticks():
     ref = suite(benchmark("x", [[1.0, 1.01], [1.02, 0.99]]), benchmark("y", [[1.0, 1.01], [1.02, 0.99]]))
     new = suite(benchmark("x", [[10.0, 10.1], [10.2, 9.9]]), benchmark("y", [[0.2, 0.21], [0.2, 0.19]]))
-    figure = plots.compare_figure(("ref", ref), [("new", new)], 0.01)
+    figure = comparison.compare_figure(("ref", ref), [("new", new)], 0.01)
     found = texts(figure)
     ticks = [float(text[:-1]) for text in found if re.fullmatch(r"[\d.]+x", text)]
     assert 1.0 in ticks and 10.0 in ticks
@@ -409,7 +411,7 @@ def test_compare_labels_fit_inside_the_image():
     # reaches the right edge (an arrow head)
     ref = suite(benchmark("one process", [[1.0, 1.001]]), benchmark("b", [[1.0, 1.01], [1.02, 0.99], [1.0, 1.0]]))
     new = suite(benchmark("one process", [[1.1, 1.101]]), benchmark("b", [[1.2, 1.4], [1.1, 1.3], [1.3, 1.2]]))
-    figure = plots.compare_figure(("ref", ref), [("new", new)], 0.01)
+    figure = comparison.compare_figure(("ref", ref), [("new", new)], 0.01)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     canvas = FigureCanvasAgg(figure)
@@ -428,6 +430,6 @@ def test_compare_leaves_out_benchmarks_of_different_clocks():
     ref = suite(benchmark("t", [[1.0, 1.1], [1.05, 1.0]]), benchmark("u", [[1.0, 1.1], [1.05, 1.0]]))
     new = suite(benchmark("t", [[1.0, 1.1], [1.05, 1.0]]), benchmark("u", [[1.0, 1.1], [1.05, 1.0]]))
     new.get_benchmark("t").update_metadata({"clock": "cpu"})
-    rows, skipped = plots._compare_rows(("ref", ref), [("new", new)], 0.01, robust=False)
+    rows, skipped = comparison._compare_rows(("ref", ref), [("new", new)], 0.01, robust=False)
     assert [row.label for row in rows] == ["u"]
     assert skipped == ["t (different clocks)"]

@@ -1,0 +1,150 @@
+"""The distribution figure: per benchmark, the histogram and density of the
+values and of the process means, one colour per file, one panel per
+benchmark (at most :data:`~perf.render.plots.canvas.MAX_PANELS`), a shared
+axis between files.
+
+Must not: read files, print, or compute statistics (the densities and bins
+come from :mod:`perf.analysis.density`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple, Sequence
+
+from perf.analysis.density import gaussian_kde, histogram_edges
+from perf.model.benchmark import Benchmark
+from perf.render.plots.canvas import (
+    MAX_PANELS,
+    PALETTE,
+    Files,
+    add_header,
+    add_notes,
+    by_name,
+    capped_note,
+    corner_text,
+    new_figure,
+    panel_message,
+    quiet,
+    selected_names,
+    unit_axis,
+)
+
+__all__ = ["distribution_figure"]
+
+
+class _Sample(NamedTuple):
+    title: str
+    colour: str
+    values: list[float]
+
+
+def _draw_samples(ax: Any, samples: Sequence[_Sample], label: str) -> tuple[float, float]:
+    """Histograms on shared bins and density curves of *samples* (one
+    per file); a sample whose values are all equal (one value) is a
+    vertical line: a bin would draw a spread that is not there.  Returns
+    the x range of what was drawn."""
+    counts = " / ".join(str(len(sample.values)) for sample in samples)
+    ax.set_yticks([])
+    ax.set_ylabel(label, fontsize=9)
+    ax.margins(y=0.15)  # room for the counts
+    corner_text(ax, f"n = {counts}", right=True)
+    spread = [sample for sample in samples if min(sample.values) != max(sample.values)]
+    extent = [value for sample in samples for value in (min(sample.values), max(sample.values))]
+    for sample in samples:
+        if sample not in spread:
+            ax.axvline(sample.values[0], color=sample.colour, linewidth=2)
+    if not spread:
+        return min(extent), max(extent)
+    edges = histogram_edges([sample.values for sample in spread])
+    for sample in spread:
+        ax.hist(
+            sample.values,
+            bins=edges,
+            density=True,
+            color=sample.colour,
+            alpha=0.3 if len(samples) > 1 else 0.45,
+            edgecolor=sample.colour,
+            linewidth=0.6,
+        )
+        xs, ys = gaussian_kde(sample.values)
+        ax.plot(xs, ys, color=sample.colour, linewidth=1.6)
+        extent.extend((xs[0], xs[-1]))
+    return min(extent), max(extent)
+
+
+def _distribution_panel(axes: tuple[Any, Any], name: str, files: Files, found: Sequence[Benchmark | None]) -> None:
+    ax_values, ax_means = axes
+    present = [(index, benchmark) for index, benchmark in enumerate(found) if benchmark is not None]
+    unit = present[0][1].get_unit()
+    values: list[_Sample] = []
+    means: list[_Sample] = []
+    missing: list[str] = []
+    for index, benchmark in present:
+        title = files[index][0]
+        if not benchmark.get_nvalue():
+            missing.append(f"{title}: no values (only calibration runs)")
+            continue
+        if benchmark.get_unit() != unit:
+            missing.append(f"{title}: in {benchmark.get_unit()}, not {unit}")
+            continue
+        colour = PALETTE[index % len(PALETTE)]
+        values.append(_Sample(title, colour, [float(value) for value in benchmark.get_values()]))
+        means.append(_Sample(title, colour, benchmark.get_process_means()))
+    ax_values.set_title(name, fontsize=11, fontweight="bold")
+    if not values:
+        panel_message(ax_values, "\n".join(missing) if len(files) > 1 else "no values (only calibration runs)")
+        ax_means.set_axis_off()
+        return
+    extents = _draw_samples(ax_values, values, "values") + _draw_samples(ax_means, means, "process\nmeans")
+    low, high = min(extents), max(extents)
+    pad = (high - low) * 0.06 or abs(low) * 0.01 or 1.0
+    ax_values.set_xlim(low - pad, high + pad)
+    unit_axis(ax_means.xaxis, unit, high, 7)
+    ax_values.tick_params(labelbottom=False)
+    if missing:
+        corner_text(ax_values, "\n".join(missing), right=False)
+
+
+def _file_handles(files: Files) -> list[Any]:
+    """A patch of the colour of each file (none for a single file)."""
+    from matplotlib.patches import Patch
+
+    if len(files) < 2:
+        return []
+    return [Patch(color=PALETTE[index % len(PALETTE)], alpha=0.6) for index in range(len(files))]
+
+
+_DISTRIBUTION_TITLE = "Distribution of the values and of the process means"
+
+
+@quiet
+def distribution_figure(files: Files, names: Sequence[str] | None = None) -> Any:
+    """Histogram and density of the values and of the process means of the
+    benchmarks *names* (default: every benchmark found in any file)."""
+    selected = selected_names(files, names)
+    shown = selected[:MAX_PANELS]
+    columns = 1 if len(shown) <= 1 else 2
+    rows = max(1, math.ceil(len(shown) / columns))
+    figure = new_figure(6.4 * columns, 3.4 * rows + 1.2)
+    add_header(figure, _DISTRIBUTION_TITLE, _file_handles(files), [title for title, _suite in files])
+    if not shown:
+        panel_message(figure.subplots(), "no benchmark to show")
+        return figure
+    tables = [by_name(suite) for _title, suite in files]
+    # one grid, not subfigures: the layout of subfigures moves by a few
+    # ulps from one drawing to the next, and the SVG would change
+    # (and an empty row between panels keeps them apart)
+    grid = figure.add_gridspec(3 * rows - 1, columns, height_ratios=([2, 1, 0.2] * rows)[:-1])
+    for position, name in enumerate(shown):
+        row, column = divmod(position, columns)
+        ax_values = figure.add_subplot(grid[3 * row, column])
+        ax_means = figure.add_subplot(grid[3 * row + 1, column], sharex=ax_values)
+        _distribution_panel((ax_values, ax_means), name, files, [table.get(name) for table in tables])
+    notes = [
+        "Bars: histogram; lines: Gaussian kernel density (Silverman's bandwidth). "
+        "A process mean is the mean of the values of one worker process.",
+        capped_note(len(shown), len(selected), "benchmarks"),
+    ]
+    add_notes(figure, notes)
+    return figure
