@@ -101,12 +101,9 @@ def test_every_name_in_the_layout_exists() -> None:
     documented = documented_entries(PAGE.read_text(encoding="utf-8"))
     stale = []
     for path in documented:
-        target = ROOT / path
-        if path.endswith("/"):
-            exists = (target / "__init__.py").is_file()
-        else:
-            exists = target.is_file()
-        if not exists:
+        # a subpackage exists when its __init__.py does
+        target = ROOT / path / "__init__.py" if path.endswith("/") else ROOT / path
+        if not target.is_file():
             stale.append(path)
     assert not stale, f"doc/architecture.rst names what the package does not have: {', '.join(sorted(stale))}"
 
