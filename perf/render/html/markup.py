@@ -20,7 +20,7 @@ import html
 import re
 from typing import Sequence
 
-__all__ = ["bullet_list", "cell", "element", "escape", "row", "svg_data_uri", "table"]
+__all__ = ["NONE", "bullet_list", "cell", "element", "escape", "row", "svg_data_uri", "table"]
 
 #: what is missing in a cell
 NONE = "\u2014"

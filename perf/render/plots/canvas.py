@@ -253,6 +253,7 @@ def unit_axis(axis: Any, unit: str, reference: float, bins: int) -> None:
 
 
 def by_name(suite: BenchmarkSuite) -> dict[str, Benchmark]:
+    """The benchmarks of *suite* by name."""
     return {benchmark.get_name(): benchmark for benchmark in suite}
 
 
@@ -269,6 +270,8 @@ def selected_names(files: Files, names: Sequence[str] | None) -> list[str]:
 
 
 def capped_note(shown: int, total: int, what: str) -> str:
+    """The note of a figure that shows *shown* of *total* panels (``''``
+    when it shows them all)."""
     if shown >= total:
         return ""
     return f"Only the first {shown} of {total} {what} are shown: select benchmarks by name to see the others."
