@@ -34,3 +34,18 @@ class FakeClock:
         if self.tick:
             return (self.now // self.tick) * self.tick
         return self.now
+
+
+def runner_namespace(argv, program=None):
+    """Runner options parsed as a bench script's parser does (*program*:
+    the command of ``python -m perf command``)."""
+    from perf.cli.main import ArgumentParser
+    from perf.measure.arguments import add_runner_arguments
+    from perf.measure.options import DEFAULT_BUDGET
+
+    parser = ArgumentParser(prog="bench")
+    add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)
+    args = parser.parse_args(argv)
+    if program is not None:
+        args.program = ["--", *program]
+    return args

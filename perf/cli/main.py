@@ -45,9 +45,25 @@ USAGE_EXIT_STATUS = 2
 ERROR_EXIT_STATUS = 1
 
 
+#: exit status of a run stopped by --timeout (pyperformance relies on it)
+TIMEOUT_EXIT_STATUS = 124
+
+
 def exit_status(error: PerfError) -> int:
     """The exit status of a command stopped by *error*."""
     return USAGE_EXIT_STATUS if isinstance(error, UsageError) else ERROR_EXIT_STATUS
+
+
+def fail(message: str, status: int = ERROR_EXIT_STATUS) -> NoReturn:
+    """One ``ERROR:`` line on stderr, then exit with *status* (the Runner,
+    which stops where no command's main() can catch)."""
+    sys.stdout.flush()
+    print(f"ERROR: {message}", file=sys.stderr)
+    sys.exit(status)
+
+
+def fail_on(error: PerfError) -> NoReturn:
+    fail(str(error), exit_status(error))
 
 
 class ArgumentParser(argparse.ArgumentParser):

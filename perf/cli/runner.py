@@ -18,17 +18,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Awaitable, Callable, ClassVar, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, Sequence
 
-from perf.cli import display
-from perf.cli.main import ERROR_EXIT_STATUS, USAGE_EXIT_STATUS, ArgumentParser
-from perf.cli.worker import TIMEOUT_EXIT_STATUS, fail, fail_on
+from perf.cli.main import ERROR_EXIT_STATUS, TIMEOUT_EXIT_STATUS, USAGE_EXIT_STATUS, ArgumentParser, fail, fail_on
 from perf.errors import PerfError, UsageError, WorkerTimeoutError
 from perf.measure.options import AUTO, GivenBudget, RunMode, RunOptions
 from perf.measure.sides import command_program
 from perf.measure.tasks import Task
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import DEFAULT_CLOCK
+
+if TYPE_CHECKING:
+    from perf.measure.plan import RunPlan
+    from perf.measure.saving import PlannedRun
+    from perf.measure.session import Session
 
 __all__ = ["ArgumentParser", "Runner", "command_program"]
 
@@ -78,7 +81,7 @@ class Runner:
         #: the task of each benchmark declared so far (built on demand: the
         #: parent reads its inner loops and metadata, and never runs it)
         self._declared: dict[str, Callable[[], Task]] = {}
-        self.session: Any = None
+        self.session: Session | None = None
         self.options: RunOptions | None = None
         self.args: argparse.Namespace | None = None
         self.argparser = _argparser if _argparser is not None else ArgumentParser(description="Benchmark")
@@ -91,27 +94,36 @@ class Runner:
             if args is None:
                 return self.args
             raise RuntimeError("arguments already parsed")
-        from perf.measure.hooks import get_hook_names
-        from perf.measure.session import Session, prepare_run
+        from perf.measure.plan import prepare_run
 
         try:
             namespace = self.argparser.parse_args(args)
-            hook_names = get_hook_names(self._hooks) if namespace.hook else None
+            hook_names = None
+            if namespace.hook:
+                from perf.measure.hooks import get_hook_names
+
+                hook_names = get_hook_names(self._hooks)
             plan = prepare_run(
                 namespace, self.mode, self._defaults, self._program_args, jit=self._jit, hook_names=hook_names
             )
-            self.session = Session(
-                plan,
-                add_cmdline_args=self._add_cmdline_args,
-                namespace=namespace,
-                events=display.RunEvents(plan.options),
-                lock_command=display.lock_command(self._program_args),
-            )
+            if plan.options.pipe is None:  # the parent, or a worker run in place
+                self.session = self._session(plan, namespace)
         except PerfError as exc:
             fail_on(exc)
         self.options = plan.options
         self.args = namespace
         return namespace
+
+    def _session(self, plan: RunPlan, namespace: argparse.Namespace) -> Session:
+        from perf.cli import display
+        from perf.measure.session import Session
+
+        lock_command = () if plan.options.worker else display.lock_command(self._program_args)
+        events = display.RunEvents(plan.options)
+        add_cmdline_args = self._add_cmdline_args
+        return Session(
+            plan, add_cmdline_args=add_cmdline_args, namespace=namespace, events=events, lock_command=lock_command
+        )
 
     # -- benchmark methods -------------------------------------------------------
 
@@ -243,7 +255,9 @@ class Runner:
         if cpu_clock_refusal and options.clock != DEFAULT_CLOCK and measures_it:
             fail(f"--clock {options.clock} cannot be used with {cpu_clock_refusal}", USAGE_EXIT_STATUS)
         if options.worker_list:
-            display.announce(name, options.pipe)
+            from perf.cli.display import announce
+
+            announce(name, options.pipe)
             return None
         if options.worker:
             return self._worker(make_task(), options) if options.worker_task in (None, index) else None
@@ -260,28 +274,27 @@ class Runner:
     def _worker(self, task: Task, options: RunOptions) -> Benchmark:
         from perf.cli.worker import run_worker
 
-        planned = self._planned(task.name)
-        return run_worker(
-            task, options, self.session, planned, self.metadata, self._clock(), self._hooks, self._show_name
-        )
+        return run_worker(task, options, self.session, self.metadata, self._clock(), self._hooks, self._show_name)
 
-    def _planned(self, name: str) -> Any:
+    def _planned(self, name: str) -> PlannedRun:
         """What the workers of benchmark *name* will record (its task is
         built, cheaply: nothing runs)."""
-        from perf.measure.saving import PlannedRun
+        from perf.measure.saving import PlannedRun, planned_run
 
         make_task = self._declared.get(name)
         if make_task is None:  # listed by a worker: its options are known there only
             return PlannedRun(name, self.metadata, None)
-        task = make_task()
-        return PlannedRun(name, {**self.metadata, **task.metadata}, task.inner_loops)
+        return planned_run(make_task(), self.metadata)
 
     def _run(self, index: int, name: str) -> Benchmark | None:
         """The parent: run (or, in a shuffled suite, look up) the results
         of benchmark number *index*, save and print them.  A comparison
         returns None, as in pyperf."""
         assert self.options is not None
+        from perf.cli.display import show_results
+
+        assert self.session is not None
         suite = self.mode == "script" and not self.options.no_shuffle
         results = self.session.run_declared(index, name, self._planned, suite=suite)
-        display.show_results(name if self._show_name else None, results, self.options, self.session.plan.labels)
+        show_results(name if self._show_name else None, results, self.options, self.session.plan.labels)
         return results[0] if len(results) == 1 else None

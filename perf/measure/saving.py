@@ -19,6 +19,7 @@ from perf.measure.sides import output_paths
 
 if TYPE_CHECKING:
     from perf.measure.options import RunOptions
+    from perf.measure.tasks import Task
     from perf.model.benchmark import Benchmark
     from perf.model.suite import BenchmarkSuite
 
@@ -42,6 +43,11 @@ class PlannedRun(NamedTuple):
     metadata: Mapping[str, Any]
     #: None: not known here (its worker knows it)
     inner_loops: int | None
+
+
+def planned_run(task: Task, metadata: Mapping[str, Any]) -> PlannedRun:
+    """What the workers of *task* will record (*metadata*: the runner's)."""
+    return PlannedRun(task.name, {**metadata, **task.metadata}, task.inner_loops)
 
 
 class ResultWriter:

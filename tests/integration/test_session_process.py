@@ -12,7 +12,8 @@ import pytest
 from perf.cli.main import ArgumentParser
 from perf.measure.arguments import add_runner_arguments
 from perf.measure.options import DEFAULT_BUDGET, GivenBudget
-from perf.measure.session import RunPlan, Session, SessionEvents, prepare_run
+from perf.measure.plan import RunPlan, prepare_run
+from perf.measure.session import Session, SessionEvents
 from perf.storage.files import load
 
 pytestmark = pytest.mark.integration
