@@ -6,7 +6,7 @@ invocation a full default-size run of ``--chunk`` processes with its own loop
 calibration -- then splits the pool many times into two disjoint sets of
 processes of a default budget and counts how often each method claims a
 difference between two sets that measured the very same code
-(design/statistics.md R1-R3, section 5 items 1-2):
+(doc/design.rst, R1-R3; bench checks):
 
 * perf's comparison (``perf.analysis.compare.compare_process_means``, Welch t
   on the logs of the per-process means): 95 % CI of the ratio excludes 1;
@@ -18,7 +18,7 @@ difference between two sets that measured the very same code
 * Mann-Whitney U on process means (local implementation, the reference for a
   robust mode) and any robust / win-rate function found in ``perf.analysis``;
 * a paired t on the log ratios of the pairs (side A's i-th process against
-  side B's i-th; local, statistics.md R6): meant for interleaved windows,
+  side B's i-th; local, doc/design.rst, R6): meant for interleaved windows,
   where the pairs are adjacent processes.
 
 Budgets: perf's default 24 processes x 2 values (the first 2 values of each
@@ -263,7 +263,7 @@ def mann_whitney_p(sample1: Sequence[float], sample2: Sequence[float]) -> float:
 
 
 def paired_t(means_a: Sequence[float], means_b: Sequence[float]) -> bool:
-    """t test on log(b_i / a_i) of the pairs (a_i, b_i) (statistics.md R6)."""
+    """t test on log(b_i / a_i) of the pairs (a_i, b_i) (doc/design.rst, R6)."""
     differences = [math.log(b) - math.log(a) for a, b in zip(means_a, means_b)]
     spread = stdev(differences)
     if spread == 0:
@@ -345,7 +345,7 @@ def optional_methods() -> tuple[list[OptionalMethod], list[str]]:
                 OptionalMethod(f"perf {short(name)}: CI excludes 50 %", function, lambda r: not covers_half(r))
             )
     else:
-        notes.append("no win-rate function (statistics.md 2.8) in perf.analysis yet: skipped")
+        notes.append("no win-rate function (doc/design.rst, R11) in perf.analysis yet: skipped")
     return methods, notes
 
 
@@ -529,7 +529,7 @@ def print_budget(budget: str, n: int, k: int, tallies: dict[str, Tally], evaluat
 
 
 def verdict_line(results: dict[str, dict[str, Tally]]) -> None:
-    """Pass/fail against statistics.md 5.1-5.2 for perf's default budget."""
+    """Pass/fail against doc/design.rst, bench checks for perf's default budget."""
     budget = BUDGETS[0][0]
     if budget not in results:
         return
@@ -538,7 +538,7 @@ def verdict_line(results: dict[str, dict[str, Tally]]) -> None:
     coverage = tally.covers / tally.total
     print()
     print(
-        f"Target (statistics.md 5.1-5.2), {budget}, random splits: FPR {100 * fpr:.1f} % in 3.5-6.5 %: "
+        f"Target (doc/design.rst, bench checks), {budget}, random splits: FPR {100 * fpr:.1f} % in 3.5-6.5 %: "
         f"{'PASS' if 0.035 <= fpr <= 0.065 else 'FAIL'}; coverage {100 * coverage:.1f} % >= 93 %: "
         f"{'PASS' if coverage >= 0.93 else 'FAIL'}"
     )

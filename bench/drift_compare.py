@@ -1,6 +1,6 @@
 """Drift-injection A/A test of perf's comparison: interleaved pairs against block order.
 
-design/statistics.md 2.4 and 5 item 4 (issue 5): the very same code on both
+doc/design.rst, R6; doc/design.rst, bench checks (issue 5): the very same code on both
 sides (A/A: ``--compare-to`` this Python executable) while a background load
 RAMPS UP during each comparison, so that the machine gets slower as the
 comparison goes on.  Each repetition starts a fresh ramp and runs one design:
@@ -36,7 +36,7 @@ siblings, and a busy other core changes the statement's speed by < 2 %
 (the speed probe printed first: one process timing the statement under a
 constant load of N CPUs); the spill-over onto the worker's core gives a
 slowdown growing from x1.0 to about x1.35, a drift of the size that
-statistics.md 2.4 saw on this machine (22-24 % between the two halves of
+doc/design.rst, R6 saw on this machine (22-24 % between the two halves of
 a collection).  Unpinned helpers would not give a steady drift: with 3
 runnable processes on 2 CPUs the scheduler keeps the placement, so a worker
 is either alone on a CPU (no slowdown) or shares one (x2).  Helpers exit on
@@ -629,7 +629,7 @@ def schedule(args: argparse.Namespace) -> list[tuple[str, int]]:
 
 
 def print_setup(args: argparse.Namespace, folder: str, test_label: str) -> None:
-    print(f"Drift-injection A/A test (design/statistics.md 2.4, issue 5); seed {args.seed}")
+    print(f"Drift-injection A/A test (doc/design.rst, R6, issue 5); seed {args.seed}")
     print(
         f"Repetitions: R = {args.repetitions} per design (interleaved, block order), "
         f"R' = {args.precision_repetitions} target-precision runs; statement {args.statement!r}"

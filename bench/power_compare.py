@@ -6,7 +6,7 @@ x 1.00 (A), x 1.02 (B2), x 1.05 (B5) -- interleaving the recordings in
 chunks (one perf invocation of ``--chunk`` processes per variant per round,
 the variant order shuffled every round) so that machine drift hits every
 pool alike. Then draws many comparisons of a default budget, A against B,
-and prints (design/statistics.md 2.2, 5.3):
+and prints (doc/design.rst, R4, R5):
 
 * the real work ratio: timed in one process, interleaved (no process-level
   noise), and the ratio of the whole pools with perf's CI;

@@ -10,7 +10,7 @@ machine drift hits both tools alike, and prints per tool:
 * start-up cost per worker: (wall time - time measuring) / workers;
 * the process-level standard error of the mean: standard deviation of the
   per-process means / sqrt(processes), as a percentage of the mean
-  (design/statistics.md R1) -- the precision the run actually bought.
+  (doc/design.rst, R1) -- the precision the run actually bought.
 
 Usage::
 

@@ -23,7 +23,7 @@ random level in [2 %, 5 %]: ``value = base x (1 + level x N(0, 1))``.
 
 It prints the fraction classified as expected per kind, the mean and
 largest number of changepoints, and the mean time per classify() call.
-Then it replays design R8's loop (classify every WINDOW values, stop at the
+Then it replays doc/design.rst R8's loop (classify every WINDOW values, stop at the
 first steady one) and prints where the loop stops: note that it cannot wait
 for a warm-up plateau longer than MIN_SEGMENT values that has not ended
 yet (20 equally slow values are a flat, steady sequence).  No asserts: read
@@ -146,7 +146,7 @@ KINDS: list[tuple[str, Generator, Callable[[SteadyState], bool], str]] = [
 
 
 def replay(values: list[float]) -> int:
-    """Where design R8's loop stops warming up: the first multiple of WINDOW
+    """Where doc/design.rst R8's loop stops warming up: the first multiple of WINDOW
     at which the values so far are steady (len(values) if never)."""
     for stop in range(2 * WINDOW, len(values) + 1, WINDOW):
         if is_steady(values[:stop]):
@@ -191,7 +191,7 @@ def main() -> None:
         print(f"  n = {size:>4}: {best * 1e3:7.2f} ms")
 
     print()
-    print(f"design R8's loop (classify every {WINDOW} values, stop at the first steady state): stop index")
+    print(f"doc/design.rst R8's loop (classify every {WINDOW} values, stop at the first steady state): stop index")
     for name, generate, _, _ in KINDS:
         rng = random.Random(f"{args.seed}-{name}-replay")
         stops = sorted(replay(generate(rng)) for _ in range(min(args.trials, 50)))

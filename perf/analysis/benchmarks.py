@@ -3,7 +3,7 @@
 * Runs of an interleaved comparison (``--compare-to``) carry their pair
   number and the seed of the run (``ab_pair``, ``ab_seed`` metadata): when
   both benchmarks come from the same interleaved run and every pair is
-  complete, the comparison is paired (design/statistics.md R6), else it
+  complete, the comparison is paired (doc/design.rst, R6), else it
   falls back to the unpaired test;
 * ``robust`` asks for the rank tests (:mod:`perf.analysis.ranks`:
   Wilcoxon's signed ranks on the pairs, Mann-Whitney otherwise);
@@ -23,7 +23,7 @@ from perf.analysis.statistics import mean, median
 from perf.analysis.win_rate import WinRate, paired_win_rate, win_rate
 from perf.model.benchmark import Benchmark
 
-#: the metadata of an interleaved run (written by perf.measure.manager)
+#: the metadata of an interleaved run (written by perf.measure.schedule)
 PAIR_KEY = "ab_pair"
 SEED_KEY = "ab_seed"
 

@@ -27,9 +27,9 @@ same thresholds and order:
     values: ``(required, nprocesses)``
 
 Unlike pyperf, "processes" here counts runs with values: pyperf also counts
-calibration runs (compat.md §6.2, bug 14).
+calibration runs (doc/compatibility.rst, known pyperf bugs).
 
-perf's process-level checks (design notes R8 and R9, ``statistics.md``):
+perf's process-level checks (doc/design.rst, R8 and R9):
 
 ``value_outliers``
     more than 2 % of all values are severe Tukey outliers (beyond 3 IQR
@@ -196,7 +196,7 @@ def _lost_cpu_check(benchmark: Benchmark) -> list[Check]:
 
 def _loop_overhead_check(benchmark: Benchmark) -> list[Check]:
     """The empty timing loop takes more than 10 % of a value: the result
-    times the loop as well as the code (design/statistics.md R10)."""
+    times the loop as well as the code (doc/design.rst, R10)."""
     from perf.analysis.benchmarks import loop_overhead
 
     overhead = loop_overhead(benchmark)

@@ -1,12 +1,12 @@
 """Comparing two sets of process means: the ratio, its interval, a verdict.
 
-The unit of replication is the worker process (design/statistics.md R1):
+The unit of replication is the worker process (doc/design.rst, R1):
 each side is reduced to its per-process means, compared on a log scale
 (R2): the effect is the ratio of the geometric means of the process means
 (changed / reference: above 1 is slower), with a Welch t interval on the
 difference of the mean logs, which allows unequal variances and unequal
 numbers of processes (pyperf's pooled t-test on all values calls unequal
-value counts "significant" whatever the data, compat spec section 6.2).
+value counts "significant" whatever the data, doc/compatibility.rst, known pyperf bugs).
 
 The verdict (R3) uses an equivalence margin *margin* (1 % by default), the
 band ``[1 / (1 + margin), 1 + margin]`` of ratios that do not matter:
@@ -149,7 +149,7 @@ def verdict_of(low: float, high: float, band: float) -> str:
 
 def needed_processes(variances: float, band: float, confidence: float) -> int:
     """Processes per side for an interval of the log ratio no wider than
-    +-band (design/statistics.md R3: n (half-width / margin)^2): then
+    +-band (doc/design.rst, R3: n (half-width / margin)^2): then
     it fits inside the equivalence band or leaves part of it clear.
     *variances*: the sum of the per-process variances of both sides."""
     if band <= 0:
@@ -256,7 +256,7 @@ def compare_paired_process_means(
     confidence: float = 0.95,
 ) -> Comparison:
     """Compare the process means of an interleaved run, pair by pair
-    (design/statistics.md R6): ``reference[i]`` and ``changed[i]`` ran one
+    (doc/design.rst, R6): ``reference[i]`` and ``changed[i]`` ran one
     after the other, so the drift of the machine is (nearly) the same in
     both and cancels in their log ratio.
 

@@ -8,7 +8,7 @@ quantile from :mod:`perf.analysis.distributions`.
 ``benchmark_mean_interval`` applies it to a benchmark's per-process means,
 never to the pooled values: values from one worker process share its memory
 layout, hash seed and caches, so they are not independent, and an interval
-over pooled values is too narrow (design note R1 in ``statistics.md``: at a
+over pooled values is too narrow (doc/design.rst, R1: at a
 nominal 95 %, pooled intervals covered the truth 83-87 % of the time,
 intervals over process means 95-96 %).
 
@@ -19,7 +19,7 @@ twice as slow, it cannot be a whole mean faster).  With 2-3 processes the
 arithmetic interval of a noisy benchmark reached below zero (``95% CI:
 -87.7 ns .. 458.7 ns``); the log interval of the same process means is
 positive whatever the spread.  It is the scale ``compare_to`` already
-works on (the ratio of geometric means of process means, design note
+works on (the ratio of geometric means of process means, doc/design.rst,
 R2).  ``benchmark_log_interval`` applies it to a benchmark's process
 means: the interval of the result line.
 
@@ -138,8 +138,8 @@ def processes_for_precision(values: Sequence[float], precision: float = 0.01, co
 
     The smallest n with ``t(n - 1) s / sqrt(n) <= precision * mean``, at
     least 2, at most :data:`MAX_PROCESSES`; ``None`` with fewer than two
-    process means.  Unlike pyperf's estimate (a normal quantile, compat.md
-    section 6.2 bug 14) it keeps the t quantile, which matters below ~30.
+    process means.  Unlike pyperf's estimate (a normal quantile, doc/compatibility.rst,
+    known pyperf bugs) it keeps the t quantile, which matters below ~30.
     """
     _check_confidence(confidence)
     if not precision > 0:

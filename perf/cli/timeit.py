@@ -1,6 +1,6 @@
 """``python -m perf timeit STMT...``: benchmark Python statements.
 
-Takes every runner option (compat spec section 3.1) plus the timeit ones;
+Takes every runner option (doc/compatibility.rst, runner options) plus the timeit ones;
 the same module runs the workers (``-m perf timeit --worker ...``).
 """
 

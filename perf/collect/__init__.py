@@ -1,7 +1,7 @@
 """Metadata collection: read-only probes of the interpreter and the host.
 
-:func:`collect_metadata` returns the keys pyperf collects (compat spec
-section 2.6).  A probe that cannot read something leaves its key out.
+:func:`collect_metadata` returns the keys pyperf collects (doc/compatibility.rst,
+metadata keys).  A probe that cannot read something leaves its key out.
 
 Must not: write to the system, validate or format values for display.
 """

@@ -1,5 +1,5 @@
 """``--adaptive-values``: how many values per process buy the most
-precision per second (design/statistics.md R5, Kalibera & Jones 2013).
+precision per second (doc/design.rst, R5, Kalibera & Jones 2013).
 
 The variance of the mean of process means with p processes of k values is
 ``(between + within / k) / p``; a process costs ``c_proc + k c_value``

@@ -6,7 +6,7 @@ average out, and not longer than needed.
 
 pyperf doubles ``loops`` until a value reaches ``min_time``, so values land
 anywhere in [min_time, 2 x min_time) (1.44 x on average): time spent for no
-precision.  perf scales linearly instead (design/statistics.md R4, R10):
+precision.  perf scales linearly instead (doc/design.rst, R4, R10):
 
 * the target is the largest of ``min_time``, 1000 timer calls and 10**4
   effective timer resolutions, so timer error stays below 0.1 %;

@@ -4,7 +4,7 @@ Workers time code through a :class:`Clock` (``time.perf_counter`` by
 default, ``time.thread_time`` with ``--clock cpu``: see :data:`CLOCKS`),
 so tests drive them with a fake clock instead of patching the time
 module.  :func:`probe_timer` measures what the clock costs and how
-finely it really ticks (design/statistics.md R10); calibration uses it to
+finely it really ticks (doc/design.rst, R10); calibration uses it to
 keep timer error below 0.1 % of a value.
 
 Must not: import anything heavy (every worker imports it).

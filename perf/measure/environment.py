@@ -1,11 +1,11 @@
 """What a worker process starts with: its environment and the layout checks.
 
-A worker gets a clean environment (compat spec section 3.1): ``PATH``,
+A worker gets a clean environment (doc/compatibility.rst, runner options): ``PATH``,
 ``HOME``, the temporary-folder and Windows system variables, the locale
 variables unless ``--no-locale``, ``PYTHONPATH``, and what
 ``--inherit-environ`` names (or everything with ``--copy-env``).
 
-Layout bias (design/statistics.md R7): the size of the environment moves
+Layout bias (doc/design.rst, R7): the size of the environment moves
 the stack, and so the alignment of everything the code touches.  Every
 worker gets :data:`PADDING_VARIABLE` with a random length of 0 to 4095
 bytes, so that each process samples another layout instead of all of them

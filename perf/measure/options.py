@@ -44,7 +44,7 @@ class Budget(NamedTuple):
     values: int
 
 
-#: perf's default budget (design/statistics.md R4; doc/runner.rst has the
+#: perf's default budget (doc/design.rst, R4; doc/runner.rst has the
 #: measurement that chose it)
 DEFAULT_BUDGET = Budget(processes=24, values=2)
 #: --target-precision: the default bounds on the number of processes (pairs)

@@ -166,7 +166,7 @@ def measure(
 def _warm_up(sample: Callable[[], float], plan: SamplingPlan, loops: int) -> SteadyState:
     """Take warmup values, a window at a time, until the last segment of
     the sequence is long enough to call steady, or the budget is spent
-    (design/statistics.md R8: never an error, a classification)."""
+    (doc/design.rst, R8: never an error, a classification)."""
     sequence: list[float] = []
     while True:
         sequence.extend(sample() for _ in range(WINDOW))

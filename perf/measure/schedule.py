@@ -160,7 +160,7 @@ def run_schedule(
     """Run the workers of *entries* (benchmarks) in rounds: each round runs
     one worker (one pair) of every unfinished benchmark.  With *shuffle* (a
     suite), the order of the entries in each round is drawn from *seed*
-    (design/statistics.md R6: slow drift then spreads over all benchmarks
+    (doc/design.rst, R6: slow drift then spreads over all benchmarks
     instead of hitting the last ones), and every run records the seed and
     its round (:data:`SCHEDULE_SEED_KEY`, :data:`ROUND_KEY`).  A benchmark stops
     after its *total* workers, or earlier when *rule* (--target-precision)
@@ -199,7 +199,7 @@ def plan_benchmarks(
     """The schedule of *benchmarks* (task number, name), for :func:`run_schedule`.
 
     One launcher (side): each benchmark's workers.  Two (reference, changed):
-    interleaved pairs (design/statistics.md R6), machine drift hitting both
+    interleaved pairs (doc/design.rst, R6), machine drift hitting both
     sides of a pair alike so that it cancels in the paired comparison; each
     side calibrates its own loops in its first worker, and the order in
     the pairs of benchmark *i* is drawn from ``seed + i`` (recorded as

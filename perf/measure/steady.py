@@ -1,4 +1,4 @@
-"""Per-process steady-state detection for JIT runtimes (design R8).
+"""Per-process steady-state detection for JIT runtimes (doc/design.rst, R8).
 
 A JIT worker runs values until a steady segment is found (or a time cap is
 hit, which is the caller's business): every :data:`WINDOW` values it calls

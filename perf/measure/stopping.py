@@ -1,12 +1,12 @@
 """``--target-precision``: when a run has enough processes.
 
-The rule is about precision, never about significance (design/statistics.md
+The rule is about precision, never about significance (doc/design.rst,
 R5): stop once the 95 % confidence interval of the mean of the process means
 (with ``--compare-to``: of the ratio, from the paired comparison) is within
 +-target, and not before ``minimum`` processes (pairs), nor after
 ``maximum``.  Stopping as soon as a comparison "becomes significant" would
-inflate the false positives (~24 % instead of 5 % in the design notes'
-simulation); stopping on precision keeps them at the nominal level,
+inflate the false positives (~24 % instead of 5 % in the
+simulation of doc/design.rst, R5); stopping on precision keeps them at the nominal level,
 because the width of the interval does not depend on where its centre is.
 It is not exact either: looking after every process favours stopping when
 the spread happens to look small (simulated A/A: 5.0-6.6 % with a minimum

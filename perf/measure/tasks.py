@@ -239,7 +239,7 @@ class TimeitCode:
 
     def overhead_function(self, clock: Clock = DEFAULT_CLOCK) -> TimeFunction:
         """The empty loop of :meth:`time_function`: what every value
-        includes besides the statements (design/statistics.md R10)."""
+        includes besides the statements (doc/design.rst, R10)."""
         return self.time_function(clock, empty=True)
 
     def task(self, name: str, inner_loops: int | None, metadata: dict[str, Any] | None, clock: Clock) -> Task:

@@ -3,7 +3,7 @@
 A worker probes the clock, pins itself to the requested CPUs, drives the
 task's time function through :func:`perf.measure.sampling.measure` (with
 hooks, memory tracking or cProfile around each sample when asked), collects
-the metadata of compat spec section 2.6 and returns a :class:`Benchmark` of
+the metadata of pyperf (doc/compatibility.rst, metadata keys) and returns a :class:`Benchmark` of
 one value run, preceded by a calibration run when this worker calibrated
 the loops (pyperf's file shape, without spending a process on it).
 
@@ -214,7 +214,7 @@ OVERHEAD_LOOPS_DIVISOR = 10
 def loop_overhead(task: Task, loops: int) -> float:
     """Seconds per statement that the empty loop of *task* takes, timed
     once after the values with a tenth of the value loops; recorded, never
-    subtracted (design/statistics.md R10)."""
+    subtracted (doc/design.rst, R10)."""
     assert task.overhead_function is not None
     empty_loops = max(1, loops // OVERHEAD_LOOPS_DIVISOR)
     raw = task.overhead_function(empty_loops)

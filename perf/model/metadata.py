@@ -106,7 +106,7 @@ _SECONDS = MetadataInfo(_NUMBER, _not_negative, "must be >= 0", "second", "secon
 _BYTES = MetadataInfo((int,), _at_least_one, "must be >= 1", "byte", "filesize")
 _DATE = MetadataInfo((str,), _is_date, "must be a date 'YYYY-MM-DD HH:MM:SS[.ffffff]'")
 
-#: the registry of known keys (compat spec section 2.6)
+#: the registry of known keys (doc/compatibility.rst, metadata keys)
 METADATA: dict[str, MetadataInfo] = {
     "name": MetadataInfo((str,)),
     "unit": MetadataInfo((str,), _is_unit, "must be one of " + ", ".join(UNITS), formatter="noop"),
@@ -131,7 +131,7 @@ METADATA: dict[str, MetadataInfo] = {
     "env_padding": MetadataInfo((int,), _not_negative, "must be >= 0", "byte", "filesize"),
     "steady_state": MetadataInfo((str,), _is_steady_state, "must be one of " + ", ".join(STEADY_STATES)),
     "steady_state_warmups": _WARMUPS,
-    # seconds per statement of the empty timing loop (design R10)
+    # seconds per statement of the empty timing loop (doc/design.rst, R10)
     "loop_overhead": _SECONDS,
     # what the machine did to the worker (perf.measure.interference)
     "cpu_share": MetadataInfo(_NUMBER, _not_negative, "must be >= 0"),
@@ -146,7 +146,7 @@ DEFAULT_INFO = MetadataInfo((int, float, str))
 
 #: keys that must be equal in every run of one benchmark (absence included,
 #: except that a missing key means its default in CHECKED_DEFAULTS):
-#: pyperf's (compat spec 2.3 add_run), and perf's ``clock``, which pyperf
+#: pyperf's (doc/compatibility.rst, Benchmark add_run), and perf's ``clock``, which pyperf
 #: does not know (wall-time and CPU-time values must not share a mean)
 CHECKED_KEYS = (
     "aslr",

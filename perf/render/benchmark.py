@@ -30,7 +30,7 @@ def format_result_value(benchmark: Benchmark) -> str:
 
 def format_interval(benchmark: Benchmark) -> str | None:
     """``'95% CI: 22.4 ms .. 22.6 ms, 20 processes'``: the confidence
-    interval of the process means (design/statistics.md R1), on the log
+    interval of the process means (doc/design.rst, R1), on the log
     scale (:func:`perf.analysis.intervals.benchmark_log_interval`): never
     below zero, even with 2 or 3 noisy processes."""
     from perf.analysis.intervals import benchmark_log_interval

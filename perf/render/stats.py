@@ -2,7 +2,7 @@
 
 :func:`format_stats` gives pyperf 2.10.0's ``pyperf stats`` text (byte for
 byte when the benchmark has values), then perf's process-level block
-(design R1 and R9): the worker process is the unit of replication, so the
+(doc/design.rst, R1 and R9): the worker process is the unit of replication, so the
 block reports the mean of the process means with its confidence interval,
 the standard deviations between and within processes with their intraclass
 correlation (ICC), and Tukey outliers among the process means.
@@ -222,7 +222,7 @@ def _format_interference(benchmark: Benchmark) -> list[str]:
 
 def _format_loop_overhead(benchmark: Benchmark) -> list[str]:
     """The empty loop's time per iteration, beside the median value: part
-    of every value, reported and never subtracted (design R10)."""
+    of every value, reported and never subtracted (doc/design.rst, R10)."""
     overhead = loop_overhead(benchmark)
     if overhead is None:
         return []

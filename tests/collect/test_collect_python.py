@@ -80,7 +80,7 @@ def test_graalpy_jit(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
 
 
 def test_pyston_is_a_jit(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Pyston reports "cpython" (compat spec 6.2 #10: pyperf misses it)
+    # Pyston reports "cpython" (doc/compatibility.rst, known pyperf bugs: pyperf misses it)
     monkeypatch.setattr(python_module, "python_implementation", lambda: "cpython")
     monkeypatch.setattr(sys, "pyston_version_info", (2, 3, 5), raising=False)
     monkeypatch.delattr(sys, "_jit", raising=False)

@@ -1,4 +1,4 @@
-"""Every metadata key the shared compat spec (section 2.6) says the runner
+"""Every metadata key doc/compatibility.rst (metadata keys) says the runner
 sets, checked in files written by real worker processes.
 
 The spec's list: ``name``, ``unit``, ``loops``, ``inner_loops``,

@@ -62,7 +62,7 @@ def test_paired_precision_uses_the_pairs():
 
 def test_a_a_false_positive_rate_under_the_stopping_rule():
     """Stopping on precision keeps the false positives at the nominal 5 %
-    (stopping on significance would not: design/statistics.md 4.6)."""
+    (stopping on significance would not: doc/design.rst, R5)."""
     from perf.analysis.compare import compare_paired_process_means
 
     rng = random.Random(4)

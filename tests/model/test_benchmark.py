@@ -1,5 +1,5 @@
 """perf.model.benchmark.Benchmark: run compatibility, derived figures,
-statistics and their cache (compat spec section 2.3)."""
+statistics and their cache (doc/compatibility.rst, Benchmark)."""
 
 from __future__ import annotations
 

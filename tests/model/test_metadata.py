@@ -1,5 +1,5 @@
 """perf.model.metadata: the key registry, validation messages, and
-common-metadata factoring (compat spec section 2.6)."""
+common-metadata factoring (doc/compatibility.rst, metadata keys)."""
 
 from __future__ import annotations
 
@@ -204,7 +204,7 @@ def test_date_other_iso_forms_are_rejected(value: str) -> None:
 @pytest.mark.parametrize("name", ["mem_max_rss", "mem_peak_pagefile_usage", "command_max_rss"])
 @pytest.mark.parametrize("value", [0, -1])
 def test_byte_sizes_must_be_at_least_one(name: str, value: int) -> None:
-    # compat spec 2.6: int >= 1 (pyperf rejects 0 when it loads a file)
+    # doc/compatibility.rst, metadata keys: int >= 1 (pyperf rejects 0 when it loads a file)
     with pytest.raises(ResultError, match=re.escape(f"metadata {name!r}: must be >= 1, got {value}")):
         check_metadata(name, value)
 

@@ -1,5 +1,5 @@
 """perf.model.run.Run: validation, metadata collection, calibration
-predicates and derived figures (compat spec section 2.2)."""
+predicates and derived figures (doc/compatibility.rst, Run)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """perf.model.suite.BenchmarkSuite: unique names, merging of runs,
-common metadata and dates (compat spec section 2.4)."""
+common metadata and dates (doc/compatibility.rst, BenchmarkSuite)."""
 
 from __future__ import annotations
 
