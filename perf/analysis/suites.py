@@ -34,7 +34,6 @@ Must not: read files, select benchmarks by name, format text, or print.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
 
 from perf.analysis.benchmarks import compare_benchmarks
@@ -75,8 +74,7 @@ DIFFERENT_UNITS = "different units"
 DIFFERENT_CLOCKS = "different clocks"
 
 
-@dataclass(frozen=True)
-class BenchmarkComparison:
+class BenchmarkComparison(NamedTuple):
     """One benchmark found in every file, and its comparison to the
     reference for each changed file."""
 
@@ -93,8 +91,7 @@ class BenchmarkComparison:
         return any(comparison.different for comparison in self.comparisons)
 
 
-@dataclass(frozen=True)
-class Incompatible:
+class Incompatible(NamedTuple):
     """A benchmark that every file has, left out of the comparison."""
 
     name: str
@@ -104,8 +101,7 @@ class Incompatible:
     benchmarks: Sequence[Benchmark]
 
 
-@dataclass(frozen=True)
-class Missing:
+class Missing(NamedTuple):
     """A benchmark name that some files have and others lack."""
 
     name: str
@@ -113,8 +109,7 @@ class Missing:
     absent: Sequence[int]
 
 
-@dataclass(frozen=True)
-class SuiteComparison:
+class SuiteComparison(NamedTuple):
     """What :func:`compare_suites` found."""
 
     #: the compared benchmarks, in the order of the reference file

@@ -14,12 +14,10 @@ back from it in their ``add_cmdline_args(cmd, args)`` callback.
 Must not: spawn processes, print, or exit.
 """
 
-from __future__ import annotations
-
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Literal, NamedTuple, Optional, Sequence, Tuple, Union
 
 from perf.errors import UsageError
 from perf.measure.sides import absolute_executable, command_program, output_paths, side_labels
@@ -58,15 +56,15 @@ class GivenBudget(NamedTuple):
     """Processes, values and warmups as a bench script gave them to
     ``Runner(...)``, or as the command line gave them (None: not given)."""
 
-    processes: int | None = None
-    values: int | None = None
-    warmups: int | str | None = None
+    processes: Optional[int] = None
+    values: Optional[int] = None
+    warmups: Optional[Union[int, str]] = None
 
-    def budget_for(self, jit: bool) -> tuple[Budget, int | str]:
+    def budget_for(self, jit: bool) -> Tuple["Budget", Union[int, str]]:
         """Processes, values and warmups for workers with or without a JIT."""
         base = JIT_BUDGET if jit else DEFAULT_BUDGET
         budget = Budget(self.processes or base.processes, self.values or base.values)
-        warmups: int | str = AUTO if jit else 1
+        warmups: Union[int, str] = AUTO if jit else 1
         return budget, warmups if self.warmups is None else self.warmups
 
 
@@ -76,50 +74,50 @@ class RunOptions(NamedTuple):
 
     processes: int
     values: int
-    warmups: int | str
+    warmups: Union[int, str]
     loops: int
     min_time: float
     rigorous: bool = False
     fast: bool = False
     debug_single_value: bool = False
-    target_precision: float | None = None
-    min_processes: int | None = None
-    max_processes: int | None = None
+    target_precision: Optional[float] = None
+    min_processes: Optional[int] = None
+    max_processes: Optional[int] = None
     adaptive_values: bool = False
     no_shuffle: bool = False
-    timeout: float | None = None
+    timeout: Optional[float] = None
     verbose: bool = False
     quiet: bool = False
-    output: str | None = None
-    append: str | None = None
+    output: Optional[str] = None
+    append: Optional[str] = None
     dump: bool = False
     metadata: bool = False
     hist: bool = False
     stats: bool = False
-    affinity: str | None = None
+    affinity: Optional[str] = None
     lock: str = "wait"
-    inherit_environ: tuple[str, ...] = ()
+    inherit_environ: Tuple[str, ...] = ()
     copy_env: bool = False
     no_locale: bool = False
     python: str = sys.executable
-    compare_to: str | None = None
-    python_names: tuple[str, str] | None = None
-    profile: str | None = None
-    hook: tuple[str, ...] = ()
+    compare_to: Optional[str] = None
+    python_names: Optional[Tuple[str, str]] = None
+    profile: Optional[str] = None
+    hook: Tuple[str, ...] = ()
     clock: str = DEFAULT_CLOCK
     tracemalloc: bool = False
     track_memory: bool = False
     worker: bool = False
-    worker_task: int | None = None
+    worker_task: Optional[int] = None
     worker_list: bool = False
-    pipe: int | None = None
+    pipe: Optional[int] = None
     calibrate_loops: bool = False
     recalibrate_loops: bool = False
     calibrate_warmups: bool = False
     recalibrate_warmups: bool = False
 
     @classmethod
-    def from_namespace(cls, args: argparse.Namespace) -> RunOptions:
+    def from_namespace(cls, args: argparse.Namespace) -> "RunOptions":
         """The runner options of a checked namespace (a script's own
         options stay in the namespace)."""
         values = {name: getattr(args, name) for name in cls._fields if hasattr(args, name)}
@@ -133,15 +131,15 @@ class RunOptions(NamedTuple):
         return self.track_memory or self.tracemalloc
 
 
-#: what :func:`apply_budget` completes: a namespace, or options to copy
+#: what :func:`budget_values` reads: a parsed namespace, or frozen options
 OptionsLike = Union[argparse.Namespace, RunOptions]
 
 
-def budget_values(args: OptionsLike, budget: Budget, warmups: int | str) -> dict[str, Any]:
+def budget_values(args: OptionsLike, budget: Budget, warmups: Union[int, str]) -> Dict[str, Any]:
     """Processes, values, warmups (and loops with --debug-single-value)
     from the presets: explicit options win over them."""
     processes, values = budget
-    completed: dict[str, Any] = {}
+    completed: Dict[str, Any] = {}
     if args.rigorous:
         processes *= 2
     elif args.fast:
@@ -155,14 +153,14 @@ def budget_values(args: OptionsLike, budget: Budget, warmups: int | str) -> dict
     return completed
 
 
-def apply_budget(args: argparse.Namespace, budget: Budget, warmups: int | str) -> None:
+def apply_budget(args: argparse.Namespace, budget: Budget, warmups: Union[int, str]) -> None:
     """Complete *args* in place with :func:`budget_values`."""
     for name, value in budget_values(args, budget, warmups).items():
         if name in ("loops", "min_time") or getattr(args, name) is None:
             setattr(args, name, value)
 
 
-def side_options(options: RunOptions, given: GivenBudget, budget: Budget, warmups: int | str) -> RunOptions:
+def side_options(options: "RunOptions", given: "GivenBudget", budget: Budget, warmups: Union[int, str]) -> "RunOptions":
     """*options* with the budget of another interpreter's workers: what the
     user gave on the command line (*given*) stays."""
     completed = budget_values(options, budget, warmups)
@@ -222,9 +220,9 @@ def _check_writable_folder(path: str) -> None:
 def check_runner_args(
     args: argparse.Namespace,
     budget: Budget,
-    warmups: int | str,
+    warmups: Union[int, str],
     mode: RunMode = "script",
-    hook_names: Sequence[str] | None = None,
+    hook_names: Optional[Sequence[str]] = None,
 ) -> None:
     """Complete and validate parsed runner options, in place: the one
     place where they are checked.
@@ -357,7 +355,7 @@ def _check_target_precision(args: argparse.Namespace) -> None:
         )
 
 
-def stopping_rule(options: RunOptions) -> StoppingRule | None:
+def stopping_rule(options: "RunOptions") -> Optional["StoppingRule"]:
     """The StoppingRule of --target-precision, or None."""
     if options.target_precision is None:
         return None
@@ -384,7 +382,7 @@ def _check_reference_command(text: str) -> None:
         raise UsageError(f"--compare-to: {exc}") from None
 
 
-def check_hook_descriptors(hooks: Sequence[Any] | None) -> tuple[Any, ...]:
+def check_hook_descriptors(hooks: Optional[Sequence[Any]]) -> Tuple[Any, ...]:
     """``Runner(hooks=...)``: a list or tuple of descriptors, each with a
     ``name`` and a ``load()`` (RuntimeError otherwise, as pyperf)."""
     if hooks is None:
