@@ -49,3 +49,18 @@ def runner_namespace(argv, program=None):
     if program is not None:
         args.program = ["--", *program]
     return args
+
+
+def module_imports(relative_path):
+    """The modules a source file of perf imports (``perf/analysis/x.py``),
+    read from its syntax tree: ``import a.b`` and ``from a.b import c``."""
+    import ast
+
+    path = Path(__file__).resolve().parents[1] / relative_path
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module)
+    return imported

@@ -9,11 +9,10 @@ with mpmath at 40 digits; they are hard-coded so the tests need neither.
 
 from __future__ import annotations
 
-import ast
 import math
-import pathlib
 
 import pytest
+from helpers import module_imports
 
 from perf.analysis.distributions import normal_cdf, normal_ppf, student_t_cdf
 from perf.analysis.student_t_quantile import student_t_ppf
@@ -117,13 +116,6 @@ def test_normal_ppf_bounds() -> None:
 
 
 def test_does_not_import_statistics_or_perf() -> None:
-    path = pathlib.Path(__file__).resolve().parents[2] / "perf" / "analysis" / "distributions.py"
-    tree = ast.parse(path.read_text())
-    imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            imported.add(node.module)
+    imported = module_imports("perf/analysis/distributions.py")
     assert "statistics" not in imported
     assert not any(name.split(".")[0] == "perf" for name in imported)

@@ -10,11 +10,10 @@ arguments are tests/analysis/test_distributions.py, with the CDFs.
 
 from __future__ import annotations
 
-import ast
 import math
-import pathlib
 
 import pytest
+from helpers import module_imports
 
 from perf.analysis.distributions import student_t_cdf
 from perf.analysis.student_t_quantile import student_t_ppf
@@ -178,13 +177,6 @@ def test_t_ppf_is_antisymmetric_and_monotonic() -> None:
 
 
 def test_imports_only_the_distributions() -> None:
-    path = pathlib.Path(__file__).resolve().parents[2] / "perf" / "analysis" / "student_t_quantile.py"
-    tree = ast.parse(path.read_text())
-    imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            imported.add(node.module)
+    imported = module_imports("perf/analysis/student_t_quantile.py")
     assert "statistics" not in imported
     assert [name for name in imported if name.split(".")[0] == "perf"] == ["perf.analysis.distributions"]
