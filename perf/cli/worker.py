@@ -45,7 +45,7 @@ def run_worker(  # noqa: PLR0917 (the Runner passes what it holds)
         if session is not None:  # run in place: it writes -o/--append
             from perf.measure.saving import planned_run
 
-            session.check_appends([planned_run(task, metadata)])
+            session.check_appends([task.name], lambda _name: planned_run(task, metadata))
         benchmark = run_task(task, options, metadata, clock=clock, on_sample=on_sample, hook_descriptors=hooks)
     except KeyboardInterrupt:
         sys.exit(1)

@@ -34,8 +34,9 @@ from perf.measure.saving import PartialSave, PlannedRun, ResultWriter
 
 if TYPE_CHECKING:
     from perf.measure.schedule import Progress
+    from perf.measure.workers import WorkerLauncher
     from perf.model.benchmark import Benchmark
-    from perf.platform.lock import Holder
+    from perf.platform.lock import CpuLock, Holder
 
 
 class SessionEvents:
@@ -82,14 +83,14 @@ class Session:
         self._launch = (add_cmdline_args, namespace, None if environ is None else dict(environ))
         if plan.options.append and (not plan.options.worker or plan.options.pipe is None):
             self.writer.load_appends()  # a broken file is reported now, not after the run
-        self._launchers: list[Any] | None = None
-        self._lock: Any = None
+        self._launchers: list[WorkerLauncher] | None = None
+        self._lock: CpuLock | None = None
         self._local_metadata: dict[str, Any] | None = None
         #: a shuffled suite: its benchmarks' names and results (per side)
         self._suite: list[str] = []
         self._results: list[list[Benchmark]] = []
 
-    def launchers(self) -> list[Any]:
+    def launchers(self) -> list[WorkerLauncher]:
         """The :class:`~perf.measure.workers.WorkerLauncher` of each side."""
         if self._launchers is None:
             from perf.measure.workers import WorkerLauncher
@@ -102,18 +103,19 @@ class Session:
 
     # -- before the first worker -------------------------------------------------
 
-    def check_appends(self, planned: Sequence[PlannedRun]) -> None:
-        """Refuse the benchmarks whose --append file (of each side) could
-        not take the runs this run will record, before the lock and the
-        workers."""
+    def check_appends(self, names: Sequence[str], planned: Callable[[str], PlannedRun]) -> None:
+        """Refuse the benchmarks *names* whose --append file (of each side)
+        could not take the runs this run will record (*planned(name)*, only
+        asked with --append), before the lock and the workers."""
         if not self.options.append:
             return
+        runs = [planned(name) for name in names]
         # a worker run in place (no sides) writes -o/--append itself
         for side_index, python in enumerate([side.python for side in self.plan.sides] or [sys.executable]):
             collected = self.worker_metadata(python)
             if collected is None:
                 continue
-            for run in planned:
+            for run in runs:
                 self.writer.check_append(side_index, run, collected)
 
     def worker_metadata(self, python: str) -> dict[str, Any] | None:
@@ -171,17 +173,17 @@ class Session:
         up.  Otherwise each runs when declared.  *planned(name)*: what its
         workers will record."""
         if index == 0:
-            self.check_appends([planned(name)])  # before waiting for the lock
+            self.check_appends([name], planned)  # before waiting for the lock
             self.lock()
             self.events.starting()
             names = self._listed(name) if suite else [name]
             if len(names) > 1:
-                self.check_appends([planned(other) for other in names[1:]])
+                self.check_appends(names[1:], planned)
                 self._suite = names
                 self._results = self.run(list(enumerate(names)), shuffle=True)
         if not self._results:
             if index:
-                self.check_appends([planned(name)])
+                self.check_appends([name], planned)
             return self.run([(index, name)])[0]
         if index < len(self._suite) and self._suite[index] == name:
             return self._results[index]

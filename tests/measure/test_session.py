@@ -68,3 +68,10 @@ def test_a_busy_cpu_with_lock_fail_is_an_error_naming_the_holder(monkeypatch):
     monkeypatch.setattr(lock_module, "CpuLock", BusyLock)
     with pytest.raises(CpuBusyError, match=r"another benchmark is running on CPU 0 \(pid 42: python3 other.py\)"):
         Session(plan_of(["--lock", "fail", "--affinity", "0"]), events=Recorded()).lock()
+
+
+def test_without_append_no_task_is_built_for_the_check():
+    def planned(name):
+        raise AssertionError(f"the task of {name!r} was built")
+
+    Session(plan_of([])).check_appends(["a", "b"], planned)
