@@ -101,3 +101,18 @@ class SystemTuningError(PerfError):
 class MissingDependencyError(PerfError, ImportError):
     """An optional dependency (matplotlib for plot and report) is missing
     or too old: the message says what to install."""
+
+
+class HistoryStoreError(PerfError):
+    """A history store cannot be used: the folder is not a store, a file
+    is already in it, a file has no commit.  Nothing was added."""
+
+
+class RevisionError(UsageError):
+    """A git revision given on the command line does not name a commit of
+    the repository (exit status 2, checked before anything is measured)."""
+
+
+class BuildError(PerfError):
+    """The ``--build`` command of a history recording or a bisection
+    failed in a worktree; the message names the commit and the command."""

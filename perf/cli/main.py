@@ -34,10 +34,17 @@ COMMANDS = {
     "command": "perf.cli.command",
     "system": "perf.cli.system",
     "report": "perf.cli.report",
+    "history": "perf.cli.history",
+    "bisect": "perf.cli.bisect",
 }
 
 #: commands that parse their own options (a Runner's): ``main(argv) -> int``
 RUNNER_COMMANDS = ("timeit", "command")
+
+
+#: commands whose command line may end with ``-- ARGS...``: the command
+#: they measure (its options are not perf's)
+TRAILING_COMMANDS = ("history", "bisect")
 
 
 #: exit status of a usage error (argparse's), and of any other error
@@ -138,11 +145,24 @@ def _run(argv: Sequence[str]) -> int:
         status: int = _load(argv[0]).main(argv[1:])
         return status
     parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
+    argv, trailing = _split_trailing(argv)
     args = parser.parse_args(list(argv))
+    args.trailing = trailing
     if not args.command:
         raise UsageError("missing command: choose one of " + ", ".join(COMMANDS) + " (see python -m perf --help)")
     result: int = _load(args.command).run(args)
     return result
+
+
+def _split_trailing(argv: Sequence[str]) -> tuple[Sequence[str], list[str] | None]:
+    """``(options, ARGS)`` of a command that measures another command
+    given after ``--`` (``history record``, ``bisect``): argparse would
+    mix that command's options with perf's own.  Other commands keep
+    ``--`` (None: no trailing command)."""
+    if not argv or argv[0] not in TRAILING_COMMANDS or "--" not in argv:
+        return argv, None
+    index = list(argv).index("--")
+    return argv[:index], list(argv[index + 1 :])
 
 
 def _silence_stdout() -> None:

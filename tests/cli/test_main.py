@@ -15,7 +15,7 @@ def test_missing_command_is_a_usage_error(capsys):
     assert main([]) == 2
     assert (
         capsys.readouterr().err
-        == "ERROR: missing command: choose one of show, stats, dump, hist, check, metadata, slowest, collect_metadata, compare_to, convert, plot, timeit, command, system, report (see python -m perf --help)\n"
+        == "ERROR: missing command: choose one of show, stats, dump, hist, check, metadata, slowest, collect_metadata, compare_to, convert, plot, timeit, command, system, report, history, bisect (see python -m perf --help)\n"
     )
 
 
@@ -140,3 +140,15 @@ def test_show_prefixes_names_when_a_file_has_several_benchmarks(capsys):
 def test_show_unknown_benchmark_is_an_error(capsys):
     assert main(["show", f"{DATA}/timeit.json", "-b", "nope"]) == 1
     assert capsys.readouterr().err == f"ERROR: {DATA}/timeit.json: no benchmark named 'nope'\n"
+
+
+def test_a_measuring_command_takes_the_command_after_double_dash():
+    from perf.cli.main import _split_trailing
+
+    assert _split_trailing(["bisect", "a", "b", "--", "bench.py", "--", "-p", "3"]) == (
+        ["bisect", "a", "b"],
+        ["bench.py", "--", "-p", "3"],
+    )
+    assert _split_trailing(["bisect", "a", "b"]) == (["bisect", "a", "b"], None)
+    # other commands keep their "--"
+    assert _split_trailing(["show", "--", "-file.json"]) == (["show", "--", "-file.json"], None)
