@@ -92,7 +92,9 @@ def output_format(output: str) -> str:
     return extension
 
 
-def _check_output(output: str, replace: bool) -> None:
+def check_output(output: str, replace: bool) -> None:
+    """Refuse an *output* whose folder is missing, that is a folder, or
+    that exists without *replace* (UsageError); plot and history plot."""
     folder = os.path.dirname(output) or "."
     if not os.path.isdir(folder):
         raise UsageError(f"{output}: the folder {folder} does not exist")
@@ -104,7 +106,7 @@ def _check_output(output: str, replace: bool) -> None:
 
 def _check_options(args: argparse.Namespace) -> None:
     output_format(args.output)
-    _check_output(args.output, args.replace)
+    check_output(args.output, args.replace)
     if args.kind == "compare":
         if len(args.filenames) < 2:
             raise UsageError("--kind compare needs a reference file and at least one changed file")
@@ -183,4 +185,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["HELP", "KINDS", "add_arguments", "make_figure", "output_format", "run", "wrote_line"]
+__all__ = ["HELP", "KINDS", "add_arguments", "check_output", "make_figure", "output_format", "run", "wrote_line"]
