@@ -1,15 +1,94 @@
-"""(being written)"""
+"""``python -m perf history plot STORE -o OUT.png|OUT.svg``: draw a
+history store's timelines (:mod:`perf.render.plots.history`).
+
+One panel per benchmark and machine: the mean of each commit with its
+95 % interval, a marker at each change labelled with its ratio, the
+spikes apart, the commit ids on the axis.  ``-b NAME`` (repeatable) and
+``--machine M`` select the timelines.
+
+The checks are ``plot``'s (:func:`perf.cli.plot.output_format` and
+:func:`perf.cli.plot.check_output`), made before the store is opened:
+the output's extension and folder, an existing output (refused unless
+``--replace``), and that matplotlib can be imported.  Then a folder that
+is not a store, a benchmark or machine the store does not have, or a
+store without results is a one-line error.  The figure is written
+atomically; one line on stdout says what was written.
+
+Must not: draw, detect changes or compute statistics
+(:mod:`perf.render.plots` and :mod:`perf.history.timelines` do), or import
+matplotlib itself.
+"""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Sequence
 
-from perf.errors import UsageError
+if TYPE_CHECKING:
+    from perf.history.store import HistoryStore
+    from perf.history.timelines import Timeline
+
+__all__ = ["add_arguments", "check_selection", "load_timelines", "run"]
 
 
 def add_arguments(action: str, parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.epilog = 'The figure needs matplotlib: pip install matplotlib (or pip install ".[plot]" in a clone of perf).'
+    parser.add_argument("store", metavar="STORE", help="the history store (a folder made by history add)")
+    parser.add_argument("-o", "--output", metavar="OUTPUT", required=True, help="the figure to write: .png or .svg")
+    parser.add_argument(
+        "-b", "--benchmark", dest="benchmarks", metavar="NAME", action="append", help="only this benchmark (repeatable)"
+    )
+    parser.add_argument("--machine", metavar="M", help="only the results of this machine")
+    parser.add_argument("--replace", action="store_true", help="replace OUTPUT if it exists (atomically)")
+
+
+def check_selection(store: HistoryStore, root: str, benchmarks: Sequence[str] | None, machine: str | None) -> None:
+    """Every ``-b`` name and the ``--machine`` are in *store* (at *root*),
+    which has results (ResultError)."""
+    from perf.errors import ResultError
+
+    names = store.benchmark_names()
+    if not names:
+        raise ResultError(f"{root}: the store has no results yet (add some with python -m perf history add)")
+    for name in benchmarks or ():
+        if name not in names:
+            raise ResultError(f"no benchmark named {name!r} in {root} (benchmarks: {', '.join(names)})")
+    machines = store.machines()
+    if machine is not None and machine not in machines:
+        raise ResultError(f"no machine named {machine!r} in {root} (machines: {', '.join(machines)})")
+
+
+def load_timelines(args: argparse.Namespace) -> list[Timeline]:
+    """The timelines of ``args.store`` selected by ``-b`` and
+    ``--machine``, checked (HistoryStoreError, ResultError)."""
+    from perf.errors import ResultError
+    from perf.history.store import HistoryStore
+    from perf.history.timelines import timelines
+
+    store = HistoryStore(args.store)
+    check_selection(store, args.store, args.benchmarks, args.machine)
+    found = list(timelines(store, args.benchmarks, args.machine))
+    if not found:  # -b names that the --machine did not record
+        raise ResultError(f"{args.store}: no results of the benchmarks selected on {args.machine}")
+    return found
 
 
 def run(args: argparse.Namespace) -> int:
-    raise UsageError(f"history {args.action} is not written yet")
+    from perf.cli.plot import check_output, output_format, wrote_line
+    from perf.errors import UsageError
+
+    if args.trailing is not None:
+        raise UsageError("history plot measures nothing: remove the command after --")
+    fmt = output_format(args.output)
+    check_output(args.output, args.replace)
+    from perf.render.plots import canvas
+
+    canvas.require_matplotlib()
+    found = load_timelines(args)
+    from perf.render.plots.history import history_figure
+    from perf.storage import files
+
+    data = canvas.figure_bytes(history_figure(found), fmt)
+    files.write_atomic(args.output, data, replace=args.replace)
+    print(wrote_line(args.output, len(data)))
+    return 0
