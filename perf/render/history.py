@@ -1,1 +1,183 @@
-"""(being written)"""
+"""The text of ``history add``, ``history show`` and ``history changes``.
+
+``show`` prints one table per benchmark and machine, a row per commit::
+
+    call_method on speed-1
+    ======================
+
+    commit        date        mean     95% CI                processes
+    8f4e2a1c0b9d  2026-10-17  17.0 ms  [16.9 ms .. 17.1 ms]         20
+    3b5d7f9e1a2c  2026-10-19  29.0 ms  [28.8 ms .. 29.2 ms]         20  <- change: 1.706x [1.69x .. 1.72x] slower
+
+A ratio is after / before (above 1: slower), as in ``changes --json``;
+the first row of a change and a spike (one commit off its neighbours,
+not a change) are marked at the end of their row.
+
+Must not: compute statistics, read the store, or print.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Sequence
+
+from perf.render.units import format_values
+
+if TYPE_CHECKING:
+    from perf.history.store import Recording
+    from perf.history.timelines import Change, Timeline
+
+#: characters of a commit id in the tables
+SHORT = 12
+#: characters of a commit id in the line of an add
+ADD_SHORT = 8
+
+
+def short(commit: str, length: int = SHORT) -> str:
+    return commit[:length]
+
+
+def _date(date: str | None) -> str:
+    """The day of an ISO-8601 date, as given (the committer's day)."""
+    return date[:10] if date else "-"
+
+
+def format_added(filename: str, recording: Recording, benchmarks: int) -> str:
+    """``Added FILE: commit 1a2b3c4d (2026-10-19), machine M, 12 benchmarks``."""
+    date = _date(recording.date) if recording.date else "no date"
+    plural = "" if benchmarks == 1 else "s"
+    return (
+        f"Added {filename}: commit {short(recording.commit, ADD_SHORT)} ({date}), "
+        f"machine {recording.machine}, {benchmarks} benchmark{plural}"
+    )
+
+
+def format_ratio(ratio: float) -> str:
+    """A ratio after / before: three decimals near 1, where steps of a
+    few percent are."""
+    if not math.isfinite(ratio):
+        return "inf"
+    return f"{ratio:.3f}x" if 0.9 < ratio < 1.1 else f"{ratio:.2f}x"
+
+
+def format_ratio_interval(low: float, high: float) -> str:
+    return f"[{format_ratio(low)} .. {format_ratio(high)}]"
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> list[str]:
+    """Columns separated by two spaces; the columns in *right* aligned to
+    the right; trailing spaces removed."""
+    widths = [max(len(row[column]) for row in [headers, *rows]) for column in range(len(headers))]
+    lines = []
+    for row in [headers, *rows]:
+        cells = [
+            cell.rjust(width) if column in right else cell.ljust(width)
+            for column, (cell, width) in enumerate(zip(row, widths))
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def _marks(timeline: Timeline) -> dict[int, str]:
+    """index of a commit -> the note at the end of its row."""
+    marks = {}
+    for spike in timeline.spikes:
+        marks[spike.index] = f"<- spike: {format_ratio(spike.ratio)} of its neighbours"
+    for change in timeline.changes:
+        marks[change.index] = (
+            f"<- change: {format_ratio(change.ratio)} {format_ratio_interval(change.ci_low, change.ci_high)}"
+            f" {change.direction}"
+        )
+    return marks
+
+
+def _timeline_rows(timeline: Timeline) -> list[list[str]]:
+    commits = timeline.commits
+    # every value of the table in the unit of the first mean: the column lines up
+    numbers = [commit.mean for commit in commits]
+    numbers += [bound for commit in commits for bound in (commit.low, commit.high) if math.isfinite(bound)]
+    texts = dict(zip(numbers, format_values(timeline.unit, numbers)))
+    marks = _marks(timeline)
+    rows = []
+    for position, commit in enumerate(commits):
+        if math.isfinite(commit.low) and math.isfinite(commit.high):
+            interval = f"[{texts[commit.low]} .. {texts[commit.high]}]"
+        else:
+            interval = "-"
+        row = [short(commit.commit), _date(commit.date), texts[commit.mean], interval, str(commit.processes)]
+        rows.append([*row, marks.get(position, "")])
+    return rows
+
+
+def format_timeline(timeline: Timeline) -> list[str]:
+    """The title and table of one timeline."""
+    title = f"{timeline.benchmark} on {timeline.machine}"
+    headers = ["commit", "date", "mean", "95% CI", "processes", ""]
+    lines = [title, "=" * len(title), ""]
+    lines += _table(headers, _timeline_rows(timeline), right=(2, 4))
+    found = [f"{len(timeline.changes)} change{'' if len(timeline.changes) == 1 else 's'}"] if timeline.changes else []
+    if timeline.spikes:
+        found.append(f"{len(timeline.spikes)} spike{'' if len(timeline.spikes) == 1 else 's'}")
+    commits = len(timeline.commits)
+    lines += ["", f"{commits} commit{'' if commits == 1 else 's'}" + (": " + ", ".join(found) if found else "")]
+    return lines
+
+
+def format_show(timelines: Sequence[Timeline]) -> list[str]:
+    """The text of ``history show``: every timeline, a blank line between."""
+    lines: list[str] = []
+    for timeline in timelines:
+        if lines:
+            lines.append("")
+        lines += format_timeline(timeline)
+    return lines
+
+
+def all_changes(timelines: Sequence[Timeline]) -> list[Change]:
+    return [change for timeline in timelines for change in timeline.changes]
+
+
+def format_changes(timelines: Sequence[Timeline]) -> list[str]:
+    """The text of ``history changes``: one row per change."""
+    changes = all_changes(timelines)
+    if not changes:
+        count = len(timelines)
+        return [f"No change detected in {count} timeline{'' if count == 1 else 's'}."]
+    headers = ["benchmark", "machine", "before", "after", "ratio", "95% CI", "direction"]
+    rows = [
+        [
+            change.benchmark,
+            change.machine,
+            short(change.before),
+            short(change.after),
+            format_ratio(change.ratio),
+            format_ratio_interval(change.ci_low, change.ci_high),
+            change.direction,
+        ]
+        for change in changes
+    ]
+    return _table(headers, rows, right=(4,))
+
+
+def _number(value: float) -> float | None:
+    """JSON has no infinity: an unbounded interval is null."""
+    return value if math.isfinite(value) else None
+
+
+def changes_document(timelines: Sequence[Timeline]) -> list[dict[str, Any]]:
+    """``history changes --json``: a list of objects with exactly the keys
+    benchmark, machine, before, after (full commit ids), ratio, ci_low,
+    ci_high, direction (a bound that cannot be estimated is null)."""
+    return [
+        {
+            "benchmark": change.benchmark,
+            "machine": change.machine,
+            "before": change.before,
+            "after": change.after,
+            "ratio": _number(change.ratio),
+            "ci_low": _number(change.ci_low),
+            "ci_high": _number(change.ci_high),
+            "direction": change.direction,
+        }
+        for change in all_changes(timelines)
+    ]
