@@ -6,6 +6,10 @@ file its results, with several the comparison of each to the first one
 errors, verdicts, geometric means, notes and warnings of
 :mod:`perf.render.compare_notes`), the figures of :mod:`perf.render.plots`
 (matplotlib, the ``plot`` extra), the stability warnings and the metadata.
+With ``--history STORE``, a last section shows the timelines of the
+report's benchmarks in that history store, with the changes found in them
+(:mod:`perf.render.html.history`); a folder that is not a store is an
+error before any file is read.
 
 Every option is checked before any file is read or any figure drawn: the
 output must end in ``.html`` or ``.htm``, its folder must exist, an
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from perf.analysis import compare
 from perf.analysis.suites import compare_suites
@@ -38,8 +42,12 @@ from perf.render.compare_notes import (
     ignored_lines,
 )
 from perf.render.html.comparison import Summary
+from perf.render.html.history import HistoryFigureSource, history_section, insert_section, matplotlib_history_svg
 from perf.render.html.page import FigureSource, matplotlib_svg, render_report
 from perf.storage import files
+
+if TYPE_CHECKING:
+    from perf.history.store import HistoryStore
 
 HELP = "Write a self-contained HTML report of result files: tables, verdicts, figures, warnings, metadata."
 
@@ -76,6 +84,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Mann-Whitney test on process means with a Hodges-Lehmann ratio instead of Welch's t",
     )
+    parser.add_argument(
+        "--history",
+        metavar="STORE",
+        help="add the timelines of the report's benchmarks in this history store, with their changes",
+    )
     parser.add_argument("--replace", action="store_true", help="replace REPORT if it exists (atomically)")
 
 
@@ -104,6 +117,32 @@ def default_figures() -> FigureSource:
     return matplotlib_svg
 
 
+def history_figures() -> HistoryFigureSource:
+    """The figure of :mod:`perf.render.plots.history` (matplotlib is
+    checked by :func:`default_figures`)."""
+    return matplotlib_history_svg
+
+
+def open_history(path: str) -> HistoryStore:
+    """The history store at *path* (HistoryStoreError when it is not one)."""
+    from perf.history.store import HistoryStore
+
+    return HistoryStore(path)
+
+
+def _history(path: str, store: HistoryStore, selected: Sequence[BenchmarkSuite]) -> str:
+    """The history section: the timelines of the benchmarks of *selected*
+    that *store* has."""
+    from perf.history.timelines import timelines
+
+    known = set(store.benchmark_names())
+    names = [name for name in dict.fromkeys(b.get_name() for suite in selected for b in suite) if name in known]
+    order = {name: index for index, name in enumerate(names)}
+    # in the report's order of the benchmarks (stable: each one's machines in the store's order)
+    found = sorted(timelines(store, names), key=lambda timeline: order[timeline.benchmark]) if names else []
+    return history_section(path, found, history_figures()(found) if found else None)
+
+
 def _selected(suite: BenchmarkSuite, names: Sequence[str] | None) -> BenchmarkSuite:
     selected = select_benchmarks(suite, names)
     return suite if len(selected) == len(suite) else BenchmarkSuite(selected, filename=suite.filename)
@@ -129,19 +168,24 @@ def _summary(
     return Summary(entries, comparison.geometric_means, margin, notes, warnings)
 
 
-def make_report(args: argparse.Namespace, figures: FigureSource) -> str:
-    """The HTML page of ``args.filenames`` (options already checked)."""
+def make_report(args: argparse.Namespace, figures: FigureSource, history: HistoryStore | None = None) -> str:
+    """The HTML page of ``args.filenames`` (options already checked),
+    with the section of the *history* store of ``--history``."""
     suites = load_suites(args.filenames)
     titles = filename_titles([str(suite.filename) for suite in suites])
     selected = [_selected(suite, args.benchmarks) for suite in suites]
     summary = _summary(suites, selected, titles, args) if len(suites) > 1 else None
-    return render_report(list(zip(titles, selected)), summary, figures, robust=args.robust)
+    page = render_report(list(zip(titles, selected)), summary, figures, robust=args.robust)
+    if history is not None:
+        page = insert_section(page, _history(args.history, history, selected))
+    return page
 
 
 def run(args: argparse.Namespace) -> int:
     check_options(args)
     figures = default_figures()
-    page = make_report(args, figures)
+    history = open_history(args.history) if args.history is not None else None
+    page = make_report(args, figures, history)
     data = page.encode("utf-8")
     files.write_atomic(args.output, data, replace=args.replace)
     print(wrote_line(args.output, len(data)))

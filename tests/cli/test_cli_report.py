@@ -260,3 +260,111 @@ def test_report_says_what_a_busy_machine_corrected(tmp_path, capsys, fake_figure
     assert any(
         note.startswith("loop: busy machine: the machine ran 6.0% slower while b was recorded") for note in notes
     )
+
+
+# --- --history STORE -------------------------------------------------------------------
+
+
+def _history_store(tmp_path, names=("call_slower", "call_faster"), commits=8):
+    """A history store of *names* on machine m1: call_slower 1.2x slower
+    from the middle commit on, the others flat."""
+    from perf.history.store import HistoryStore
+    from perf.model.benchmark import Benchmark
+    from perf.model.run import Run
+    from perf.model.suite import BenchmarkSuite
+    from perf.storage.files import dump
+
+    store = HistoryStore.open_or_create(str(tmp_path / "store"))
+    for number in range(commits):
+        commit = f"{number:08x}" + "12" * 16
+        benchmarks = []
+        for name in names:
+            slow = 1.2 if name == "call_slower" and number >= commits // 2 else 1.0
+            runs = [
+                Run(
+                    [1e-3 * slow * (1 + 0.003 * process + 0.001 * value) for value in range(3)],
+                    metadata={"name": name, "loops": 1, "commit_id": commit},
+                    collect_metadata=False,
+                )
+                for process in range(6)
+            ]
+            benchmarks.append(Benchmark(runs))
+        path = tmp_path / f"commit{number}.json"
+        dump(BenchmarkSuite(benchmarks), str(path))
+        store.add([str(path)], commit=commit, date=f"2024-02-{number + 1:02d}T00:00:00+00:00", machine="m1")
+    return str(tmp_path / "store")
+
+
+@pytest.fixture
+def fake_history_figure(monkeypatch):
+    """Replace the history figure by a fake; return the timelines it gets."""
+    calls = []
+
+    def figure(timelines):
+        calls.append(timelines)
+        return '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"></svg>'
+
+    monkeypatch.setattr(report, "history_figures", lambda: figure)
+    return calls
+
+
+def test_history_adds_a_timeline_section(tmp_path, capsys, fake_figures, fake_history_figure):
+    store = _history_store(tmp_path)
+    output = tmp_path / "report.html"
+    assert run(capsys, "report", REF, CHANGED, "--history", store, "-o", str(output)) == (0, wrote(output), "")
+    tree = parse(output)
+    sections = [section.get("id") for section in tree.find(".//main").iter("section")]
+    assert sections[-1] == "history"
+    # the report's benchmarks that the store has, in the report's order
+    (timelines,) = fake_history_figure
+    assert [timeline.benchmark for timeline in timelines] == ["call_slower", "call_faster"]
+    assert len(list(tree.find(".//section[@id='history']").iter("img"))) == 1
+    changes = [
+        [" ".join("".join(cell.itertext()).split()) for cell in row]
+        for row in tree.iterfind(".//table[@class='history-changes']/tbody/tr")
+    ]
+    assert len(changes) == 1
+    benchmark, machine, before, after, ratio, _interval, direction = changes[0]
+    assert (benchmark, machine, before, after, direction) == ("call_slower", "m1", "00000003", "00000004", "slower")
+    assert ratio == "1.200x"
+
+
+def test_history_follows_the_benchmark_selection(tmp_path, capsys, fake_figures, fake_history_figure):
+    store = _history_store(tmp_path)
+    output = tmp_path / "report.html"
+    assert run(capsys, "report", REF, "-b", "call_faster", "--history", store, "-o", str(output))[0] == 0
+    (timelines,) = fake_history_figure
+    assert [timeline.benchmark for timeline in timelines] == ["call_faster"]
+    assert texts(parse(output), ".//section[@id='history']/p")[-1] == "No change detected."
+
+
+def test_history_without_the_report_benchmarks(tmp_path, capsys, fake_figures, fake_history_figure):
+    store = _history_store(tmp_path, names=("other",), commits=2)
+    output = tmp_path / "report.html"
+    assert run(capsys, "report", REF, "--history", store, "-o", str(output))[0] == 0
+    assert fake_history_figure == []
+    (line,) = texts(parse(output), ".//section[@id='history']/p")
+    assert line == f"{store}: the history store has no results of the benchmarks of this report."
+
+
+def test_history_that_is_not_a_store_is_refused_before_reading_the_files(tmp_path, capsys, fake_figures):
+    folder = tmp_path / "results"
+    folder.mkdir()
+    output = tmp_path / "report.html"
+    err = one_error(capsys, str(tmp_path / "missing.json"), "--history", str(folder), "-o", str(output), status=1)
+    assert "not a perf history store" in err and str(folder) in err
+    assert sorted(os.listdir(tmp_path)) == ["results"]
+    assert os.listdir(folder) == []
+
+
+def test_history_with_the_real_figure(tmp_path, capsys):
+    try:
+        canvas.require_matplotlib()
+    except Exception as exc:  # MissingDependencyError: no matplotlib
+        pytest.skip(str(exc))
+    store = _history_store(tmp_path)
+    output = tmp_path / "report.html"
+    assert run(capsys, "report", REF, "--history", store, "-o", str(output))[0] == 0
+    tree = parse(output)
+    assert len(list(tree.iter("img"))) == 3  # distribution, timeline, history
+    assert tree.find(".//figure[@id='figure-history']") is not None
