@@ -11,7 +11,8 @@ The checks are ``plot``'s (:func:`perf.cli.plot.output_format` and
 the output's extension and folder, an existing output (refused unless
 ``--replace``), and that matplotlib can be imported.  Then a folder that
 is not a store, a benchmark or machine the store does not have, or a
-store without results is a one-line error.  The figure is written
+store without results is a one-line error (the selection is checked as
+``history show`` checks it).  The figure is written
 atomically; one line on stdout says what was written.
 
 Must not: draw, detect changes or compute statistics
@@ -22,13 +23,12 @@ matplotlib itself.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from perf.history.store import HistoryStore
     from perf.history.timelines import Timeline
 
-__all__ = ["add_arguments", "check_selection", "load_timelines", "run"]
+__all__ = ["add_arguments", "load_timelines", "run"]
 
 
 def add_arguments(action: str, parser: argparse.ArgumentParser) -> None:
@@ -42,32 +42,21 @@ def add_arguments(action: str, parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replace", action="store_true", help="replace OUTPUT if it exists (atomically)")
 
 
-def check_selection(store: HistoryStore, root: str, benchmarks: Sequence[str] | None, machine: str | None) -> None:
-    """Every ``-b`` name and the ``--machine`` are in *store* (at *root*),
-    which has results (ResultError)."""
-    from perf.errors import ResultError
-
-    names = store.benchmark_names()
-    if not names:
-        raise ResultError(f"{root}: the store has no results yet (add some with python -m perf history add)")
-    for name in benchmarks or ():
-        if name not in names:
-            raise ResultError(f"no benchmark named {name!r} in {root} (benchmarks: {', '.join(names)})")
-    machines = store.machines()
-    if machine is not None and machine not in machines:
-        raise ResultError(f"no machine named {machine!r} in {root} (machines: {', '.join(machines)})")
-
-
 def load_timelines(args: argparse.Namespace) -> list[Timeline]:
     """The timelines of ``args.store`` selected by ``-b`` and
-    ``--machine``, checked (HistoryStoreError, ResultError)."""
+    ``--machine``, checked as ``history show`` checks them
+    (HistoryStoreError, UsageError), and ResultError when there is
+    nothing to draw."""
+    from perf.cli.history_store import check_selection
     from perf.errors import ResultError
     from perf.history.store import HistoryStore
     from perf.history.timelines import timelines
 
-    store = HistoryStore(args.store)
-    check_selection(store, args.store, args.benchmarks, args.machine)
-    found = list(timelines(store, args.benchmarks, args.machine))
+    with HistoryStore(args.store) as store:
+        if not store.benchmark_names():
+            raise ResultError(f"{args.store}: the store has no results yet (add some with python -m perf history add)")
+        check_selection(store, args.benchmarks, args.machine)
+        found = list(timelines(store, args.benchmarks, args.machine))
     if not found:  # -b names that the --machine did not record
         raise ResultError(f"{args.store}: no results of the benchmarks selected on {args.machine}")
     return found
@@ -78,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from perf.errors import UsageError
 
     if args.trailing is not None:
-        raise UsageError("history plot measures nothing: remove the command after --")
+        raise UsageError(f"history plot takes no command after --: {' '.join(args.trailing)}")
     fmt = output_format(args.output)
     check_output(args.output, args.replace)
     from perf.render.plots import canvas

@@ -124,7 +124,8 @@ def history_figures() -> HistoryFigureSource:
 
 
 def open_history(path: str) -> HistoryStore:
-    """The history store at *path* (HistoryStoreError when it is not one)."""
+    """The history store at *path* (HistoryStoreError when it is not one;
+    the caller closes it)."""
     from perf.history.store import HistoryStore
 
     return HistoryStore(path)
@@ -185,7 +186,11 @@ def run(args: argparse.Namespace) -> int:
     check_options(args)
     figures = default_figures()
     history = open_history(args.history) if args.history is not None else None
-    page = make_report(args, figures, history)
+    try:
+        page = make_report(args, figures, history)
+    finally:
+        if history is not None:
+            history.close()
     data = page.encode("utf-8")
     files.write_atomic(args.output, data, replace=args.replace)
     print(wrote_line(args.output, len(data)))
