@@ -1,1 +1,390 @@
-"""(being written)"""
+"""Changes in a timeline of commits: where the code got slower or faster.
+
+A timeline is one benchmark's commits in order, each reduced to what its
+worker processes measured (:class:`CommitSummary`: the mean of the
+logarithms of its process means, their spread and their count).  It is
+read as
+
+    level of commit i = a step function of i (the code)
+                        + the drift of its recording (the machine)
+                        + the noise of its processes,
+
+and :func:`find_changes` finds the steps:
+
+1. **The drift between recordings** (``between``, a standard deviation on
+   the log scale) comes from the timeline itself: from the median absolute
+   deviation of the differences between successive commits, less what the
+   processes' own noise explains.  It is robust to a few changes and
+   spikes, and it is what makes one noisy recording not read as a change.
+2. **Spikes**: a commit that stands apart from the two commits before it
+   *and* the two after it, in the same direction, is one bad recording (or
+   a change reverted at the next commit: only a re-measurement can tell).
+   It is reported as a spike, not a change, and left out of the segments.
+3. **Binary segmentation**: the split of a segment with the largest
+   ``z = |mean before - mean after| / standard error`` (means weighted by
+   ``1 / (process error² + between²)``), kept when ``z`` is beyond the
+   normal quantile that holds the false changes of a whole timeline to
+   ``family_rate`` (Bonferroni over its ``n - 1`` splits), with at least
+   :data:`MIN_SEGMENT` commits on each side; then the segments on each side
+   are split again.  Splits that no longer hold between their final
+   neighbours, or whose ratio is within the equivalence margin, are
+   dropped.
+4. Each change is then the comparison of its two segments, as compare_to
+   compares two recordings (doc/design.rst, R2 and R3): the ratio of
+   geometric means and a t interval, whose standard error includes the
+   drift between recordings.
+
+:func:`recording_drift` estimates the drift that a recording shares across
+all its benchmarks (the machine was slower for the whole file): the median
+over benchmarks of each recording's residual around its benchmark's
+segments.  Steps of that shared series are changes of every benchmark and
+are kept; only its transient part is returned, to be taken out of every
+benchmark of the recording before :func:`find_changes`.
+
+Must not: read files or the store, format text, or print.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, NamedTuple, Sequence
+
+from perf.analysis.compare import DEFAULT_MARGIN, Comparison, t_comparison
+from perf.analysis.distributions import normal_ppf
+from perf.analysis.statistics import mean, median, variance
+from perf.analysis.student_t_quantile import student_t_ppf
+
+#: fewest commits on each side of a change inside the timeline: two bad
+#: recordings in a row, or a change reverted after two commits, are not
+#: a change (a busy machine hits a benchmark in two recordings in a row
+#: far more often than three)
+MIN_SEGMENT = 3
+#: fewest commits after the last change (and before the first): the newest
+#: commits are all there is to say whether a change happened
+MIN_EDGE_SEGMENT = 2
+#: rounds of spike removal (a spike next to another one hides it)
+SPIKE_ROUNDS = 3
+#: the chance that a timeline without changes shows one (half the 1 % aimed
+#: at: the drift between recordings is itself estimated)
+FAMILY_RATE = 0.005
+#: how far (in standard errors) a spike stands from the commits on both sides
+SPIKE_Z = 4.0
+#: fewest benchmarks in a recording to estimate the drift they share
+MIN_BENCHMARKS = 5
+#: fewest successive differences to estimate the drift between recordings;
+#: below, it is taken as large as the processes' own error (no evidence it
+#: is smaller)
+MIN_DIFFERENCES = 5
+#: MAD -> standard deviation of a normal distribution
+_MAD_SCALE = 1.4826
+#: differences beyond this many robust standard deviations are changes or spikes
+CLIP = 3.0
+#: the drift between recordings is the upper bound of its estimate at this level
+UPPER_BOUND = 0.8
+#: the share of a normal variance left within +-3 standard deviations
+_CLIPPED_SHARE = 0.9733
+#: the method name of the comparisons of two segments
+SEGMENTS = "segments"
+
+
+class CommitSummary(NamedTuple):
+    """What the processes of one commit measured, on the log scale."""
+
+    #: mean of the logarithms of the process means
+    level: float
+    #: their variance (NaN with a single process)
+    spread: float
+    #: how many processes
+    processes: int
+
+
+class FoundChange(NamedTuple):
+    #: index of the first commit after the change
+    position: int
+    #: the segment after against the segment before (> 1: slower)
+    comparison: Comparison
+
+
+class FoundSpike(NamedTuple):
+    position: int
+    #: the spike against the commits around it
+    ratio: float
+
+
+class SeriesChanges(NamedTuple):
+    changes: tuple[FoundChange, ...]
+    spikes: tuple[FoundSpike, ...]
+    #: the drift between recordings (standard deviation, log scale)
+    between: float
+    #: the fitted log level of each commit (its segment's)
+    levels: tuple[float, ...]
+
+
+def summarize(process_means: Sequence[float], shift: float = 0.0) -> CommitSummary:
+    """A commit's summary from its process means (> 0), its level moved by
+    *shift* (the drift of its recording, taken out)."""
+    logs = [math.log(value) for value in process_means]
+    spread = variance(logs) if len(logs) >= 2 else math.nan
+    return CommitSummary(mean(logs) - shift, spread, len(logs))
+
+
+def _errors(commits: Sequence[CommitSummary]) -> list[float]:
+    """The squared standard error of each commit's level (a commit with one
+    process borrows the typical spread of the others)."""
+    spreads = [commit.spread for commit in commits if math.isfinite(commit.spread)]
+    typical = median(spreads) if spreads else 0.0
+    return [(commit.spread if math.isfinite(commit.spread) else typical) / commit.processes for commit in commits]
+
+
+def between_variance(levels: Sequence[float], errors: Sequence[float]) -> float:
+    """The variance of the drift between recordings, from the successive
+    differences of *levels* (each with its squared standard error).
+
+    The spread of the differences is their variance once those beyond
+    :data:`CLIP` robust standard deviations (from the MAD) are left out: a
+    change or a spike makes one or two large differences, and the clipped
+    variance wastes far less of the data than the MAD alone."""
+    differences = [b - a for a, b in zip(levels, levels[1:])]
+    if len(differences) < MIN_DIFFERENCES:
+        return median(errors) if errors else 0.0
+    centre = median(differences)
+    limit = CLIP * _MAD_SCALE * median([abs(d - centre) for d in differences])
+    inside = [(d, a + b) for d, a, b in zip(differences, errors, errors[1:]) if abs(d - centre) <= limit]
+    if len(inside) < MIN_DIFFERENCES:
+        return median(errors)
+    df = len(inside) - 1
+    spread = sum((d - centre) ** 2 for d, _ in inside) / df / _CLIPPED_SHARE
+    return max(0.0, (spread * _upper_factor(df) - mean([pair for _, pair in inside])) / 2)
+
+
+def _upper_factor(df: int) -> float:
+    """``df / chi2(1 - UPPER_BOUND, df)``: a sample variance times this is
+    the upper bound of the variance at :data:`UPPER_BOUND` (Wilson and
+    Hilferty's approximation of the chi-square quantile).  A drift
+    underestimated from a short timeline makes false changes; one
+    overestimated only makes changes take a commit longer to be found."""
+    z = normal_ppf(1 - UPPER_BOUND)
+    quantile = df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+    return df / quantile
+
+
+def _weighted(levels: Sequence[float], weights: Sequence[float], indexes: Sequence[int]) -> tuple[float, float]:
+    """(weighted mean, its variance) of the commits *indexes*."""
+    total = sum(weights[i] for i in indexes)
+    return sum(weights[i] * levels[i] for i in indexes) / total, 1.0 / total
+
+
+def _spike_shift(levels: Sequence[float], weights: Sequence[float], kept: Sequence[int], position: int) -> float | None:
+    """The log ratio of ``kept[position]`` to the two commits before it and
+    the two after it (among *kept*), when it stands apart from both in the
+    same direction; else None."""
+    scores = []
+    index = kept[position]
+    for side in (kept[max(0, position - 2) : position], kept[position + 1 : position + 3]):
+        centre, error = _weighted(levels, weights, side)
+        shift = levels[index] - centre
+        scores.append((shift / math.sqrt(1.0 / weights[index] + error), shift))
+    (left, left_shift), (right, right_shift) = scores
+    if min(abs(left), abs(right)) > SPIKE_Z and (left > 0) == (right > 0):
+        return (left_shift + right_shift) / 2
+    return None
+
+
+def _spikes(levels: Sequence[float], variances: Sequence[float]) -> dict[int, float]:
+    """index -> log ratio to its surroundings, of each spike (a few rounds:
+    once a spike is out, its neighbour's surroundings are clean)."""
+    found: dict[int, float] = {}
+    weights = [1.0 / v for v in variances]
+    for _ in range(SPIKE_ROUNDS):
+        kept = [i for i in range(len(levels)) if i not in found]
+        new = {}
+        for position in range(1, len(kept) - 1):
+            shift = _spike_shift(levels, weights, kept, position)
+            if shift is not None:
+                new[kept[position]] = shift
+        if not new:
+            break
+        found.update(new)
+    return found
+
+
+def _shortest(start: int, stop: int, count: int) -> tuple[int, int]:
+    """The fewest commits before and after a split of ``[start, stop)`` in
+    a timeline of *count* commits."""
+    return (MIN_EDGE_SEGMENT if start == 0 else MIN_SEGMENT), (MIN_EDGE_SEGMENT if stop == count else MIN_SEGMENT)
+
+
+def _best_split(levels: Sequence[float], weights: Sequence[float], start: int, stop: int) -> tuple[float, int]:
+    """(z, index) of the best split of ``[start, stop)`` (0, -1: none)."""
+    total_weight = sum(weights[start:stop])
+    total_sum = sum(w * y for w, y in zip(weights[start:stop], levels[start:stop]))
+    best = (0.0, -1)
+    left_weight = left_sum = 0.0
+    before, after = _shortest(start, stop, len(levels))
+    for index in range(start, stop - after):
+        left_weight += weights[index]
+        left_sum += weights[index] * levels[index]
+        if index + 1 - start < before:
+            continue
+        right_weight = total_weight - left_weight
+        difference = (total_sum - left_sum) / right_weight - left_sum / left_weight
+        z = abs(difference) / math.sqrt(1.0 / left_weight + 1.0 / right_weight)
+        if z > best[0]:
+            best = (z, index + 1)
+    return best
+
+
+def _segment(levels: Sequence[float], weights: Sequence[float], threshold: float) -> list[int]:
+    """The split points of binary segmentation (sorted)."""
+    splits: list[int] = []
+    pending = [(0, len(levels))]
+    while pending:
+        start, stop = pending.pop()
+        if stop - start < sum(_shortest(start, stop, len(levels))):
+            continue
+        z, index = _best_split(levels, weights, start, stop)
+        if z > threshold:
+            splits.append(index)
+            pending += [(start, index), (index, stop)]
+    return sorted(splits)
+
+
+def _split_score(
+    levels: Sequence[float], weights: Sequence[float], bounds: tuple[int, int, int]
+) -> tuple[float, float]:
+    """(z, log ratio) of the split at ``bounds[1]`` between its neighbours."""
+    start, split, stop = bounds
+    before, before_error = _weighted(levels, weights, range(start, split))
+    after, after_error = _weighted(levels, weights, range(split, stop))
+    return abs(after - before) / math.sqrt(before_error + after_error), after - before
+
+
+def _prune(
+    levels: Sequence[float], weights: Sequence[float], splits: list[int], threshold: float, band: float
+) -> list[int]:
+    """Drop, weakest first, the splits that do not hold between their final
+    neighbours (z under *threshold*, or a ratio within the margin)."""
+    while splits:
+        bounds = [0, *splits, len(levels)]
+        scores = [
+            _split_score(levels, weights, (bounds[k - 1], bounds[k], bounds[k + 1])) for k in range(1, len(bounds) - 1)
+        ]
+        failing = [(z, k) for k, (z, shift) in enumerate(scores) if z <= threshold or abs(shift) < band]
+        if not failing:
+            break
+        del splits[min(failing)[1]]
+    return splits
+
+
+def split_threshold(count: int, family_rate: float = FAMILY_RATE, drift_share: float = 0.0) -> float:
+    """The z a split of a timeline of *count* commits must exceed.
+
+    *drift_share*: the share of a commit's variance that is the drift
+    between recordings, itself estimated from the ``count - 1`` differences:
+    the quantile is Student's t with Satterthwaite's degrees of freedom
+    ``(count - 2) / drift_share²`` (the normal one when the processes'
+    own, well known, noise is all there is)."""
+    probability = 1 - family_rate / (2 * max(1, count - 1))
+    if drift_share <= 0 or count < 4:
+        return normal_ppf(probability)
+    return student_t_ppf(probability, (count - 2) / drift_share**2)
+
+
+def find_changes(
+    commits: Sequence[CommitSummary],
+    *,
+    family_rate: float = FAMILY_RATE,
+    margin: float = DEFAULT_MARGIN,
+    confidence: float = 0.95,
+) -> SeriesChanges:
+    """The changes and spikes of a timeline (see the module's docstring)."""
+    if not commits:
+        return SeriesChanges((), (), 0.0, ())
+    errors = _errors(commits)
+    all_levels = [commit.level for commit in commits]
+    between = between_variance(all_levels, errors)
+    spikes = _spikes(all_levels, [error + between for error in errors]) if between or any(errors) else {}
+    kept = [i for i in range(len(commits)) if i not in spikes]
+    levels = [all_levels[i] for i in kept]
+    kept_errors = [errors[i] for i in kept]
+    between = between_variance(levels, kept_errors) if spikes else between
+    weights = [1.0 / (error + between) if error + between > 0 else 1e300 for error in kept_errors]
+    typical_error = median(kept_errors) if kept_errors else 0.0
+    share = between / (between + typical_error) if between + typical_error > 0 else 0.0
+    threshold = split_threshold(len(levels), family_rate, share)
+    splits = _prune(levels, weights, _segment(levels, weights, threshold), threshold, math.log1p(margin))
+    bounds = [0, *splits, len(levels)]
+    fitted = [0.0] * len(commits)
+    for start, stop in zip(bounds, bounds[1:]):
+        level = _weighted(levels, weights, range(start, stop))[0] if stop > start else 0.0
+        for i in range(start, stop):
+            fitted[kept[i]] = level
+    for i in spikes:  # a spike sits on the segment of the commit after it
+        fitted[i] = fitted[kept[next((k for k, j in enumerate(kept) if j > i), len(kept) - 1)]]
+    df = max(1.0, float(len(levels) - len(bounds) + 1))
+    spreads = [commit.spread for commit in commits if math.isfinite(commit.spread)]
+    settings = (df, 2 * median(spreads) if spreads else 0.0, margin, confidence)
+    changes = []
+    for k in range(1, len(bounds) - 1):
+        segments = (range(bounds[k - 1], bounds[k]), range(bounds[k], bounds[k + 1]))
+        processes = tuple(sum(commits[kept[i]].processes for i in segment) for segment in segments)
+        comparison = _compare_segments(levels, weights, segments, processes, settings)
+        changes.append(FoundChange(kept[bounds[k]], comparison))
+    found_spikes = tuple(FoundSpike(i, math.exp(shift)) for i, shift in sorted(spikes.items()))
+    return SeriesChanges(tuple(changes), found_spikes, math.sqrt(between), tuple(fitted))
+
+
+def _compare_segments(
+    levels: Sequence[float],
+    weights: Sequence[float],
+    segments: tuple[range, range],
+    processes: tuple[int, ...],
+    settings: tuple[float, float, float, float],
+) -> Comparison:
+    """The segment after against the segment before: a t interval on the
+    difference of their weighted mean levels; *settings*: degrees of
+    freedom, the typical process variance, the margin and the confidence."""
+    (before, error_before), (after, error_after) = (_weighted(levels, weights, segment) for segment in segments)
+    df, spread, margin, confidence = settings
+    return t_comparison(
+        after - before,
+        math.sqrt(error_before + error_after),
+        df,
+        variances=spread,
+        counts=(processes[0], processes[1]),
+        levels=(margin, confidence),
+        method=SEGMENTS,
+    )
+
+
+def recording_drift(
+    timelines: Mapping[str, Sequence[tuple[str, CommitSummary]]],
+    order: Sequence[str],
+    family_rate: float = FAMILY_RATE,
+) -> dict[str, float]:
+    """recording -> its transient drift shared by all its benchmarks (log
+    scale), from *timelines* (benchmark -> its ``(recording, summary)`` in
+    order); *order*: every recording, in time order.  Recordings with fewer
+    than :data:`MIN_BENCHMARKS` benchmarks get none (0 is not returned for
+    them: they are absent)."""
+    residuals: dict[str, list[float]] = {}
+    for points in timelines.values():
+        fitted = find_changes([summary for _, summary in points], family_rate=family_rate).levels
+        for (recording, summary), level in zip(points, fitted):
+            residuals.setdefault(recording, []).append(summary.level - level)
+    shared = [
+        (recording, median(residuals[recording]))
+        for recording in order
+        if len(residuals.get(recording, ())) >= MIN_BENCHMARKS
+    ]
+    if not shared:
+        return {}
+    found = find_changes([CommitSummary(level, 0.0, 1) for _, level in shared], family_rate=family_rate)
+    # a recording far off the others is a load spike, which seldom hits
+    # every benchmark alike: its benchmarks are judged one by one
+    spikes = {spike.position for spike in found.spikes}
+    return {
+        recording: level - step
+        for index, ((recording, level), step) in enumerate(zip(shared, found.levels))
+        if index not in spikes
+    }

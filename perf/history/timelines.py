@@ -1,1 +1,185 @@
-"""(being written)"""
+"""A store's timelines: each benchmark on each machine, commit by commit,
+with the changes found in it.
+
+A timeline's commits are in the store's order (commit date, then the time
+of the add); the recordings of one commit are pooled into one point.  The
+changes come from :mod:`perf.analysis.changepoints`: first the drift that
+a recording shares across its benchmarks (the machine that day) is
+estimated, over every benchmark of the machine, and taken out; then each
+benchmark's commits are segmented.  The points shown (:class:`CommitPoint`)
+are the measurements as recorded, drift included.
+
+Must not: print, or compute statistics (perf.analysis does).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
+
+from perf.analysis.changepoints import CommitSummary, find_changes, recording_drift, summarize
+from perf.analysis.intervals import mean_interval
+
+if TYPE_CHECKING:
+    from perf.history.store import HistoryStore, StoredPoint
+
+SLOWER = "slower"
+FASTER = "faster"
+
+
+class CommitPoint(NamedTuple):
+    """One commit of one benchmark on one machine."""
+
+    commit: str
+    date: str | None
+    #: mean of the process means, and its 95 % interval (the benchmark's unit)
+    mean: float
+    low: float
+    high: float
+    processes: int
+    recordings: int
+
+
+class Change(NamedTuple):
+    benchmark: str
+    machine: str
+    #: full commit ids: the last commit before the change, the first after
+    before: str
+    after: str
+    #: index of ``after`` in :attr:`Timeline.commits`
+    index: int  # type: ignore[assignment]  # (tuple.index: the field reads better)
+    #: after / before (> 1: slower) and its 95 % interval
+    ratio: float
+    ci_low: float
+    ci_high: float
+    #: "slower" or "faster"
+    direction: str
+
+
+class Spike(NamedTuple):
+    """One commit far from the commits on both sides: one bad recording, or
+    a change reverted at once (re-measure it to know)."""
+
+    benchmark: str
+    machine: str
+    commit: str
+    index: int  # type: ignore[assignment]
+    ratio: float
+
+
+class Timeline(NamedTuple):
+    benchmark: str
+    machine: str
+    unit: str
+    commits: tuple[CommitPoint, ...]
+    changes: tuple[Change, ...]
+    spikes: tuple[Spike, ...]
+
+
+class Entry(NamedTuple):
+    """One recording of one benchmark: the input of :func:`build_timelines`."""
+
+    commit: str
+    date: str | None
+    recording: str
+    process_means: tuple[float, ...]
+
+
+def _commit_groups(entries: Sequence[Entry]) -> list[list[Entry]]:
+    """The entries of each commit, commits in order of first appearance."""
+    groups: dict[str, list[Entry]] = {}
+    for entry in entries:
+        groups.setdefault(entry.commit, []).append(entry)
+    return list(groups.values())
+
+
+def _point(group: Sequence[Entry]) -> CommitPoint:
+    values = [value for entry in group for value in entry.process_means]
+    if len(values) >= 2:
+        estimate, low, high = mean_interval(values)[:3]
+    else:
+        estimate = values[0]
+        low, high = -math.inf, math.inf
+    first = group[0]
+    return CommitPoint(first.commit, first.date, estimate, low, high, len(values), len(group))
+
+
+def _summary(group: Sequence[Entry], drift: Mapping[str, float]) -> CommitSummary:
+    """The commit's summary, each recording's drift taken out."""
+    if len(group) == 1:
+        return summarize(group[0].process_means, drift.get(group[0].recording, 0.0))
+    logs = [math.log(value) - drift.get(entry.recording, 0.0) for entry in group for value in entry.process_means]
+    return summarize([math.exp(value) for value in logs])
+
+
+def build_timeline(
+    benchmark: str, machine: str, unit: str, entries: Sequence[Entry], drift: Mapping[str, float]
+) -> Timeline:
+    """One benchmark's timeline on one machine, its changes found."""
+    groups = [group for group in _commit_groups(entries) if any(entry.process_means for entry in group)]
+    points = tuple(_point(group) for group in groups)
+    found = find_changes([_summary(group, drift) for group in groups])
+    changes = tuple(
+        Change(
+            benchmark,
+            machine,
+            points[change.position - 1].commit,
+            points[change.position].commit,
+            change.position,
+            change.comparison.ratio,
+            change.comparison.low,
+            change.comparison.high,
+            SLOWER if change.comparison.ratio > 1 else FASTER,
+        )
+        for change in found.changes
+    )
+    spikes = tuple(
+        Spike(benchmark, machine, points[spike.position].commit, spike.position, spike.ratio) for spike in found.spikes
+    )
+    return Timeline(benchmark, machine, unit, points, changes, spikes)
+
+
+def machine_drift(table: Mapping[str, Sequence[Entry]], order: Sequence[str]) -> dict[str, float]:
+    """recording -> the drift its benchmarks share (see
+    :func:`perf.analysis.changepoints.recording_drift`); *table*:
+    benchmark -> its entries on one machine, *order*: the recordings in
+    time order."""
+    series = {
+        name: [(entry.recording, summarize(entry.process_means)) for entry in entries if entry.process_means]
+        for name, entries in table.items()
+    }
+    return recording_drift(series, order)
+
+
+def _by_machine(points: Iterable[StoredPoint]) -> dict[str, dict[tuple[str, str], list[Entry]]]:
+    """machine -> (benchmark, unit) -> its entries, in the store's order."""
+    machines: dict[str, dict[tuple[str, str], list[Entry]]] = {}
+    for point in points:
+        recording = point.recording
+        entry = Entry(recording.commit, recording.date, recording.path, point.process_means)
+        machines.setdefault(recording.machine, {}).setdefault((point.benchmark, point.unit), []).append(entry)
+    return machines
+
+
+def timelines(
+    store: HistoryStore,
+    benchmarks: Sequence[str] | None = None,
+    machine: str | None = None,
+    detect: bool = True,
+) -> list[Timeline]:
+    """The timelines of *store* (every benchmark, or *benchmarks*; every
+    machine, or *machine*), sorted by benchmark then machine; with
+    *detect* false, without changes or spikes (faster)."""
+    order = [recording.path for recording in store.recordings(machine)]
+    result = []
+    for machine_name, table in _by_machine(store.points(None if detect else benchmarks, machine)).items():
+        drift = machine_drift({name: entries for (name, _), entries in table.items()}, order) if detect else {}
+        for (name, unit), entries in table.items():
+            if benchmarks is not None and name not in benchmarks:
+                continue
+            if detect:
+                result.append(build_timeline(name, machine_name, unit, entries, drift))
+            else:
+                groups = _commit_groups(entries)
+                result.append(Timeline(name, machine_name, unit, tuple(_point(group) for group in groups), (), ()))
+    return sorted(result, key=lambda timeline: (timeline.benchmark, timeline.machine))
