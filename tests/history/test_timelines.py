@@ -1,0 +1,152 @@
+"""A store's timelines (perf.history.timelines), from a store's index as
+HistoryStore.points() gives it: commits in order, recordings of one
+commit pooled, the drift shared by a recording taken out, changes found."""
+
+from __future__ import annotations
+
+import random
+from typing import NamedTuple
+
+import pytest
+
+from perf.history.timelines import Entry, build_timeline, timelines
+
+
+class Recording(NamedTuple):
+    path: str
+    commit: str
+    date: str
+    machine: str
+
+
+class Point(NamedTuple):
+    benchmark: str
+    unit: str
+    recording: Recording
+    process_means: tuple
+
+
+class FakeStore:
+    """What timelines() reads of a HistoryStore: recordings in order and
+    their points."""
+
+    def __init__(self, points):
+        self._points = points
+
+    def recordings(self, machine=None):
+        seen = {}
+        for point in self._points:
+            if machine in (None, point.recording.machine):
+                seen.setdefault(point.recording.path, point.recording)
+        return list(seen.values())
+
+    def points(self, benchmarks=None, machine=None):
+        return [
+            point
+            for point in self._points
+            if (benchmarks is None or point.benchmark in benchmarks) and machine in (None, point.recording.machine)
+        ]
+
+
+def commit_id(index):
+    return f"{index:040x}"
+
+
+def history(commits=30, benchmarks=8, machine="m1", steps=(), drifts=None, seed=5, skip=()):
+    """Points of *commits* recordings of *benchmarks* benchmarks; *steps*:
+    (benchmark, first commit, factor); *skip*: (benchmark, commit) absent."""
+    rng = random.Random(seed)
+    points = []
+    for index in range(commits):
+        recording = Recording(
+            f"results/{machine}/{index}.json", commit_id(index), f"2026-10-{1 + index % 28:02d}", machine
+        )
+        drift = drifts[index] if drifts else rng.gauss(0.0, 0.003)
+        for bench in range(benchmarks):
+            if (bench, index) in skip:
+                continue
+            level = 0.010 * (1 + bench) * (1 + drift)
+            for who, at, factor in steps:
+                if who == bench and index >= at:
+                    level *= factor
+            means = tuple(level * (1 + rng.gauss(0.0, 0.02)) for _ in range(20))
+            points.append(Point(f"b{bench}", "second", recording, means))
+    return points
+
+
+def test_a_timeline_per_benchmark_and_machine_sorted():
+    store = FakeStore(history(benchmarks=3) + history(benchmarks=2, machine="m0", seed=6))
+    found = timelines(store)
+    assert [(timeline.benchmark, timeline.machine) for timeline in found] == [
+        ("b0", "m0"),
+        ("b0", "m1"),
+        ("b1", "m0"),
+        ("b1", "m1"),
+        ("b2", "m1"),
+    ]
+    assert all(len(timeline.commits) == 30 for timeline in found)
+    assert [len(timeline.commits) for timeline in timelines(store, machine="m0")] == [30, 30]
+
+
+def test_points_are_the_measured_means_with_their_intervals():
+    (timeline,) = timelines(FakeStore(history(benchmarks=1)), detect=False)
+    point = timeline.commits[0]
+    assert point.commit == commit_id(0)
+    assert point.date == "2026-10-01"
+    assert point.processes == 20
+    assert point.recordings == 1
+    assert point.low < point.mean < point.high
+    assert point.mean == pytest.approx(0.010, rel=0.03)
+    assert timeline.changes == timeline.spikes == ()
+
+
+def test_a_step_is_a_change_with_full_commit_ids():
+    found = {timeline.benchmark: timeline for timeline in timelines(FakeStore(history(steps=[(3, 20, 1.05)])))}
+    (change,) = found["b3"].changes
+    assert (change.before, change.after, change.index) == (commit_id(19), commit_id(20), 20)
+    assert change.direction == "slower"
+    assert change.ci_low < change.ratio < change.ci_high
+    assert change.ratio == pytest.approx(1.05, rel=0.01)
+    assert all(not found[name].changes for name in found if name != "b3")
+
+
+def test_selecting_benchmarks_keeps_the_drift_of_all():
+    rng = random.Random(9)
+    drifts = [rng.gauss(0.0, 0.02) for _ in range(30)]
+    points = history(drifts=drifts, steps=[(2, 28, 1.04)])
+    (selected,) = timelines(FakeStore(points), benchmarks=["b2"])
+    assert [change.after for change in selected.changes] == [commit_id(28)]
+    # alone, the benchmark cannot tell a 4 % step two commits ago from a 2 % drift
+    (alone,) = timelines(FakeStore([point for point in points if point.benchmark == "b2"]))
+    assert alone.changes == ()
+
+
+def test_a_recording_slow_for_every_benchmark_is_a_spike_not_a_change():
+    drifts = [0.0] * 30
+    drifts[12] = 0.15
+    found = timelines(FakeStore(history(drifts=drifts)))
+    assert all(timeline.changes == () for timeline in found)
+    assert all([spike.commit for spike in timeline.spikes] == [commit_id(12)] for timeline in found)
+
+
+def test_a_benchmark_missing_at_some_commits_has_a_shorter_timeline():
+    store = FakeStore(history(benchmarks=6, skip={(1, 4), (1, 5), (1, 17)}, steps=[(1, 20, 0.95)]))
+    found = {timeline.benchmark: timeline for timeline in timelines(store)}
+    commits = [point.commit for point in found["b1"].commits]
+    assert len(commits) == 27
+    assert commit_id(4) not in commits
+    (change,) = found["b1"].changes
+    assert (change.before, change.after, change.direction) == (commit_id(19), commit_id(20), "faster")
+
+
+def test_recordings_of_one_commit_are_pooled():
+    rng = random.Random(2)
+    entries = []
+    for index in range(12):
+        for copy in range(2 if index == 3 else 1):
+            means = tuple(0.01 * (1 + rng.gauss(0.0, 0.02)) for _ in range(10))
+            entries.append(Entry(commit_id(index), None, f"r{index}-{copy}", means))
+    timeline = build_timeline("b", "m", "second", entries, {})
+    assert len(timeline.commits) == 12
+    assert timeline.commits[3].processes == 20
+    assert timeline.commits[3].recordings == 2
