@@ -52,7 +52,7 @@ def commit_id(index):
     return f"{index:040x}"
 
 
-def history(commits=30, benchmarks=8, machine="m1", steps=(), drifts=None, seed=5, skip=()):
+def history(*, commits=30, benchmarks=8, machine="m1", steps=(), drifts=None, seed=5, skip=()):
     """Points of *commits* recordings of *benchmarks* benchmarks; *steps*:
     (benchmark, first commit, factor); *skip*: (benchmark, commit) absent."""
     rng = random.Random(seed)
