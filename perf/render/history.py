@@ -7,7 +7,7 @@
 
     commit        date        mean     95% CI                processes
     8f4e2a1c0b9d  2026-10-17  17.0 ms  [16.9 ms .. 17.1 ms]         20
-    3b5d7f9e1a2c  2026-10-19  29.0 ms  [28.8 ms .. 29.2 ms]         20  <- change: 1.706x [1.69x .. 1.72x] slower
+    3b5d7f9e1a2c  2026-10-19  29.0 ms  [28.8 ms .. 29.2 ms]         20  <- change: 1.706x [1.690x .. 1.720x] slower
 
 A ratio is after / before (above 1: slower), as in ``changes --json``;
 the first row of a change and a spike (one commit off its neighbours,
@@ -53,11 +53,11 @@ def format_added(filename: str, recording: Recording, benchmarks: int) -> str:
 
 
 def format_ratio(ratio: float) -> str:
-    """A ratio after / before: three decimals near 1, where steps of a
-    few percent are."""
+    """A ratio after / before, with three decimals: steps are a few
+    percent, and the bounds of a narrow interval must differ."""
     if not math.isfinite(ratio):
         return "inf"
-    return f"{ratio:.3f}x" if 0.9 < ratio < 1.1 else f"{ratio:.2f}x"
+    return f"{ratio:.3f}x"
 
 
 def format_ratio_interval(low: float, high: float) -> str:
