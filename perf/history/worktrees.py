@@ -1,0 +1,201 @@
+"""Commits measured in their worktrees: the measured command, interleaved sessions.
+
+``ARGS`` after ``--`` of ``perf bisect`` and ``history changes --confirm``
+(:func:`parse_command`) is a bench script and its options, or ``-m perf
+timeit ...``, parsed with the runner's own parser; its runner options
+(``-p``, ``-n``...) are the budget of one session.  A
+:class:`CommitMeasurer` checks out each commit once in a temporary
+worktree (and runs ``--build`` there), and measures two commits
+interleaved through the session API: two sides that differ by working
+folder and ``PYTHONPATH`` (:class:`perf.measure.sides.Side`), workers in
+pairs on the same machine in the same minutes.
+
+Must not: print, exit, or decide anything from the measurements.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from typing import TYPE_CHECKING, NamedTuple, Sequence
+
+from perf.errors import UsageError, WorkerError
+from perf.history.git import Repository, build, short
+
+if TYPE_CHECKING:
+    from perf.measure.options import RunMode
+    from perf.measure.plan import RunPlan
+    from perf.measure.session import Session
+    from perf.measure.sides import Side
+
+#: the default budget of one session: pairs of processes, values per process
+DEFAULT_PROCESSES = 10
+DEFAULT_VALUES = 3
+
+#: (benchmark, reference process means, changed process means), pair by pair
+PairedMeans = Sequence[tuple[str, Sequence[float], Sequence[float]]]
+
+
+class BuildEvents:
+    """What a measurer reports; the defaults ignore it."""
+
+    def building(self, commit: str) -> None:
+        """A worktree of *commit* is checked out and its build starts."""
+
+
+class MeasuredCommand(NamedTuple):
+    """``ARGS`` after ``--``: what the workers of each side run."""
+
+    #: the plan of one side in this folder (its options are a round's budget)
+    plan: RunPlan
+    #: the arguments after the runner's own: the script's, or timeit's
+    extra: tuple[str, ...]
+    #: --python: None (this interpreter), absolute, or relative to a worktree
+    python: str | None
+
+
+#: runner options that bisect and record set themselves
+_REFUSED = {
+    "output": "-o",
+    "append": "--append",
+    "compare_to": "--compare-to",
+    "python": "--python",
+    "worker": "--worker",
+}
+
+
+def parse_command(args: Sequence[str] | None, python: str | None = None) -> MeasuredCommand:
+    """Parse ``ARGS`` (a bench script and its options, or ``-m perf timeit
+    ...``) with the runner's parser; UsageError for what cannot run."""
+    from perf.collect.python import python_has_jit
+    from perf.measure.arguments import add_runner_arguments
+    from perf.measure.options import DEFAULT_BUDGET, GivenBudget
+    from perf.measure.plan import prepare_run
+
+    if not args:
+        raise UsageError("missing the command to measure after --: a bench script and its options, or -m perf timeit")
+    mode: RunMode = "script"
+    script: tuple[str, ...] = (args[0],)
+    if list(args[:3]) == ["-m", "perf", "timeit"]:
+        mode, script = "timeit", ("-m", "perf", "timeit")
+    elif args[0].startswith("-"):
+        raise UsageError(f"the command after -- must be a bench script or -m perf timeit, not {args[0]}")
+    rest = list(args[len(script) :])
+    parser = _Parser(prog="ARGS")
+    add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)
+    namespace, extra = parser.parse_known_args(rest)
+    for name, option in _REFUSED.items():
+        if getattr(namespace, name):
+            raise UsageError(f"{option} cannot be given after --: the command sets it")
+    if python and os.path.isabs(python):
+        namespace.python = python
+    defaults = GivenBudget(DEFAULT_PROCESSES, DEFAULT_VALUES)
+    plan = prepare_run(namespace, mode, defaults, script, jit=python_has_jit())
+    return MeasuredCommand(plan, tuple(extra), python)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"after --: {message}")
+
+
+def worktree_python(worktree: str, python: str | None, commit: str) -> str:
+    """The interpreter that runs ARGS in a worktree: --python resolved in
+    it (``./python``), or this interpreter."""
+    if not python:
+        return sys.executable
+    path = python
+    if not os.path.isabs(python):
+        path = os.path.normpath(os.path.join(worktree, python)) if os.sep in python else _which(python)
+    if not path or not os.path.isfile(path) or not os.access(path, os.X_OK):
+        raise UsageError(f"--python: {python}: no such executable in the worktree of {short(commit)}")
+    return path
+
+
+def _which(name: str) -> str:
+    import shutil
+
+    return shutil.which(name) or ""
+
+
+class CommitMeasurer:
+    """Worktrees of commits (checked out and built once) and interleaved
+    sessions between them: ``with CommitMeasurer(...) as measurer:``."""
+
+    def __init__(
+        self,
+        repository: Repository,
+        command: MeasuredCommand,
+        build_command: str | None = None,
+        events: BuildEvents | None = None,
+    ) -> None:
+        self.repository = repository
+        self.command = command
+        self.build_command = build_command
+        self.events = events or BuildEvents()
+        self._stack = contextlib.ExitStack()
+        self._worktrees: dict[str, tuple[contextlib.ExitStack, Side]] = {}
+        self._locked: Session | None = None
+
+    def __enter__(self) -> CommitMeasurer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        for stack, _ in self._worktrees.values():
+            stack.close()
+        self._worktrees.clear()
+
+    def side(self, commit: str) -> Side:
+        """The side of *commit*: its worktree (checked out and built now)."""
+        if commit in self._worktrees:
+            return self._worktrees[commit][1]
+        stack = contextlib.ExitStack()
+        try:
+            path = stack.enter_context(self.repository.worktree(commit))
+            if self.build_command:
+                self.events.building(commit)
+                build(path, self.build_command, commit)
+            (base,) = self.command.plan.sides
+            python = worktree_python(path, self.command.python, commit)
+            side = base._replace(python=python, cwd=path, env=(("PYTHONPATH", path),), label=short(commit))
+        except BaseException:
+            stack.close()
+            raise
+        self._worktrees[commit] = (stack, side)
+        return side
+
+    def release(self, commit: str) -> None:
+        """Remove the worktree of *commit* (measured no more)."""
+        if commit in self._worktrees:
+            self._worktrees.pop(commit)[0].close()
+
+    def measure(self, reference: str, changed: str) -> PairedMeans:
+        """One interleaved session: the pairs of each benchmark."""
+        from perf.analysis.benchmarks import paired_process_means
+        from perf.measure.plan import RunPlan
+        from perf.measure.session import Session
+
+        sides = (self.side(reference), self.side(changed))
+        extra = self.command.extra
+
+        def add_extra(command: list[str], namespace: argparse.Namespace) -> None:
+            command.extend(extra)
+
+        plan = RunPlan(self.command.plan.options, sides, {})
+        session = Session(plan, add_cmdline_args=add_extra, lock_command=("perf", "bisect"))
+        if self._locked is None:
+            session.lock()  # held by this process until it exits
+            self._locked = session
+        names = session.list_benchmarks()
+        results = session.run(list(enumerate(names)))
+        paired: list[tuple[str, Sequence[float], Sequence[float]]] = []
+        for name, (reference_result, changed_result) in zip(names, results):
+            pairs = paired_process_means(reference_result, changed_result)
+            if pairs is None:
+                raise WorkerError(
+                    f"{name}: the interleaved pairs of {short(changed)} and {short(reference)} are not complete"
+                )
+            paired.append((name, *pairs))
+        return paired
