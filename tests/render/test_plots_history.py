@@ -285,3 +285,12 @@ def test_single_commits_and_unknown_intervals():
     low, high = ax.get_ylim()
     assert low < 2e-3 < high and high - low < 1e-3
     canvas.figure_bytes(figure, "png")
+
+
+@requires_matplotlib
+def test_the_legend_names_only_what_is_drawn():
+    found = texts(history.history_figure([stepped()]))
+    assert {"mean of a commit, 95% interval", "spike (not a change)", "change: slower", "change: faster"} <= set(found)
+    found = texts(history.history_figure([make_timeline("up", [1.0] * 5 + [1.1] * 5, changes=[(5, 1.1)])]))
+    assert "change: slower" in found
+    assert "change: faster" not in found and "spike (not a change)" not in found

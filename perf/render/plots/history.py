@@ -188,16 +188,23 @@ def _history_panel(ax: Any, timeline: Timeline, panel: int) -> int:
     return _commit_axis(ax, timeline)
 
 
-def _history_legend() -> tuple[list[Any], list[str]]:
+def _history_legend(timelines: Sequence[Timeline]) -> tuple[list[Any], list[str]]:
+    """The legend of what *timelines* draw: points, and spikes and the
+    directions of changes when there are some."""
     from matplotlib.lines import Line2D
 
-    handles = [
-        Line2D([], [], marker="o", color=POINT_COLOUR, markersize=5),
-        Line2D([], [], marker="D", color=SPIKE_COLOUR, markerfacecolor="none", linestyle="none", markersize=5),
-        Line2D([], [], color=CHANGE_COLOURS["slower"], linestyle="--"),
-        Line2D([], [], color=CHANGE_COLOURS["faster"], linestyle="--"),
-    ]
-    labels = ["mean of a commit, 95% interval", "spike (not a change)", "change: slower", "change: faster"]
+    handles = [Line2D([], [], marker="o", color=POINT_COLOUR, markersize=5)]
+    labels = ["mean of a commit, 95% interval"]
+    if any(timeline.spikes for timeline in timelines):
+        handles.append(
+            Line2D([], [], marker="D", color=SPIKE_COLOUR, markerfacecolor="none", linestyle="none", markersize=5)
+        )
+        labels.append("spike (not a change)")
+    directions = {change.direction for timeline in timelines for change in timeline.changes}
+    for direction, colour in CHANGE_COLOURS.items():
+        if direction in directions:
+            handles.append(Line2D([], [], color=colour, linestyle="--"))
+            labels.append(f"change: {direction}")
     return handles, labels
 
 
@@ -213,7 +220,7 @@ def history_figure(timelines: Sequence[Timeline]) -> Any:
     figure = new_figure(11.0, 2.9 * max(1, len(shown)) + 1.4)
     machines = sorted({timeline.machine for timeline in timelines})
     title = "Performance history" + (f" on {machines[0]}" if len(machines) == 1 else "")
-    add_header(figure, title, *_history_legend())
+    add_header(figure, title, *_history_legend(shown))
     if not shown:
         panel_message(figure.subplots(), "no benchmark to show")
         return figure
