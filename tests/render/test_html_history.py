@@ -11,42 +11,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from perf.history.timelines import Change, CommitPoint, Timeline
 from perf.render.html import history
 from perf.render.html.page import render_report
-
-try:
-    from perf.history.timelines import Change, CommitPoint, Timeline
-except ImportError:  # STAND-IN until perf.history.timelines lands
-    from typing import NamedTuple
-
-    class CommitPoint(NamedTuple):
-        commit: str
-        date: str | None
-        mean: float
-        low: float
-        high: float
-        processes: int
-        recordings: int
-
-    class Change(NamedTuple):
-        benchmark: str
-        machine: str
-        before: str
-        after: str
-        index: int
-        ratio: float
-        ci_low: float
-        ci_high: float
-        direction: str
-
-    class Timeline(NamedTuple):
-        benchmark: str
-        machine: str
-        unit: str
-        commits: tuple
-        changes: tuple
-        spikes: tuple
-
 
 FIGURE = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>history &amp; figure</text></svg>'
 

@@ -11,48 +11,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from perf.errors import MissingDependencyError
+from perf.history.timelines import Change, CommitPoint, Spike, Timeline
 from perf.render.plots import canvas, history
-
-try:
-    from perf.history.timelines import Change, CommitPoint, Spike, Timeline
-except ImportError:  # STAND-IN until perf.history.timelines lands
-    from typing import NamedTuple
-
-    class CommitPoint(NamedTuple):
-        commit: str
-        date: str | None
-        mean: float
-        low: float
-        high: float
-        processes: int
-        recordings: int
-
-    class Change(NamedTuple):
-        benchmark: str
-        machine: str
-        before: str
-        after: str
-        index: int
-        ratio: float
-        ci_low: float
-        ci_high: float
-        direction: str
-
-    class Spike(NamedTuple):
-        benchmark: str
-        machine: str
-        commit: str
-        index: int
-        ratio: float
-
-    class Timeline(NamedTuple):
-        benchmark: str
-        machine: str
-        unit: str
-        commits: tuple
-        changes: tuple
-        spikes: tuple
-
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
