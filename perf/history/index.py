@@ -24,8 +24,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import struct
 from array import array
-from typing import Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 SCHEMA_VERSION = "1"
 
@@ -222,29 +223,31 @@ def points(
     connection: sqlite3.Connection, benchmarks: Sequence[str] | None = None, machine: str | None = None
 ) -> list[StoredPoint]:
     """The points (of *benchmarks*, of *machine*) in timeline order, then
-    by benchmark name."""
+    by benchmark name.
+
+    The rows are sorted here rather than by SQLite: a join ordered by the
+    recordings' columns costs a temporary B-tree, twice the time of the
+    rest for 50 benchmarks x 300 recordings.
+    """
     by_id = _recordings_by_id(connection, machine)
-    conditions, parameters = [], []
-    if machine is not None:
-        conditions.append("r.machine = ?")
-        parameters.append(machine)
+    rank = {identifier: position for position, identifier in enumerate(by_id)}
     wanted = None if benchmarks is None else set(benchmarks)
     if wanted is not None and len(wanted) <= _MAX_PARAMETERS:
-        conditions.append(f"p.benchmark IN ({', '.join('?' * len(wanted))})")
-        parameters.extend(sorted(wanted))
-    where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
-    rows = connection.execute(
-        "SELECT p.recording, p.benchmark, p.unit, p.means FROM points p JOIN recordings r ON r.id = p.recording"
-        f" {where} ORDER BY {_ORDER}, p.benchmark",
-        parameters,
-    )
+        rows = connection.execute(
+            f"SELECT recording, benchmark, unit, means FROM points WHERE benchmark IN ({', '.join('?' * len(wanted))})",
+            sorted(wanted),
+        ).fetchall()
+    else:
+        rows = connection.execute("SELECT recording, benchmark, unit, means FROM points").fetchall()
+    rows = [row for row in rows if row[0] in rank and (wanted is None or row[1] in wanted)]
+    rows.sort(key=lambda row: (rank[row[0]], row[1]))
+    unpackers: dict[int, Callable[[bytes], tuple[Any, ...]]] = {}
     result = []
     for identifier, name, unit, means in rows:
-        if wanted is not None and name not in wanted:
-            continue
-        values = array("d")
-        values.frombytes(means)
-        result.append(StoredPoint(name, unit, by_id[identifier], tuple(values)))
+        unpack = unpackers.get(len(means))
+        if unpack is None:
+            unpack = unpackers[len(means)] = struct.Struct(f"={len(means) // 8}d").unpack
+        result.append(StoredPoint(name, unit, by_id[identifier], unpack(means)))
     return result
 
 
