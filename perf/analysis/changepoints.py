@@ -59,8 +59,8 @@ from perf.analysis.student_t_quantile import student_t_ppf
 #: a change (a busy machine hits a benchmark in two recordings in a row
 #: far more often than three)
 MIN_SEGMENT = 3
-#: fewest commits after the last change (and before the first): the newest
-#: commits are all there is to say whether a change happened
+#: fewest commits after the last change: the newest commits are all there
+#: is to say whether a change happened
 MIN_EDGE_SEGMENT = 2
 #: rounds of spike removal (a spike next to another one hides it)
 SPIKE_ROUNDS = 3
@@ -181,10 +181,12 @@ def _spike_shift(levels: Sequence[float], weights: Sequence[float], kept: Sequen
     scores = []
     index = kept[position]
     for side in (kept[max(0, position - 2) : position], kept[position + 1 : position + 3]):
+        if not side:
+            continue
         centre, error = _weighted(levels, weights, side)
         shift = levels[index] - centre
         scores.append((shift / math.sqrt(1.0 / weights[index] + error), shift))
-    (left, left_shift), (right, right_shift) = scores
+    (left, left_shift), (right, right_shift) = scores if len(scores) == 2 else scores * 2
     if min(abs(left), abs(right)) > SPIKE_Z and (left > 0) == (right > 0):
         return (left_shift + right_shift) / 2
     return None
@@ -198,7 +200,10 @@ def _spikes(levels: Sequence[float], variances: Sequence[float]) -> dict[int, fl
     for _ in range(SPIKE_ROUNDS):
         kept = [i for i in range(len(levels)) if i not in found]
         new = {}
-        for position in range(1, len(kept) - 1):
+        # the first commit is judged on the two after it; the last one is
+        # not judged: it may be the first of a change, which its next
+        # commit will tell (alone, it cannot make a change)
+        for position in range(len(kept) - 1):
             shift = _spike_shift(levels, weights, kept, position)
             if shift is not None:
                 new[kept[position]] = shift
@@ -208,10 +213,10 @@ def _spikes(levels: Sequence[float], variances: Sequence[float]) -> dict[int, fl
     return found
 
 
-def _shortest(start: int, stop: int, count: int) -> tuple[int, int]:
-    """The fewest commits before and after a split of ``[start, stop)`` in
-    a timeline of *count* commits."""
-    return (MIN_EDGE_SEGMENT if start == 0 else MIN_SEGMENT), (MIN_EDGE_SEGMENT if stop == count else MIN_SEGMENT)
+def _shortest(stop: int, count: int) -> tuple[int, int]:
+    """The fewest commits before and after a split of a segment ending at
+    *stop* in a timeline of *count* commits."""
+    return MIN_SEGMENT, (MIN_EDGE_SEGMENT if stop == count else MIN_SEGMENT)
 
 
 def _best_split(levels: Sequence[float], weights: Sequence[float], start: int, stop: int) -> tuple[float, int]:
@@ -220,7 +225,7 @@ def _best_split(levels: Sequence[float], weights: Sequence[float], start: int, s
     total_sum = sum(w * y for w, y in zip(weights[start:stop], levels[start:stop]))
     best = (0.0, -1)
     left_weight = left_sum = 0.0
-    before, after = _shortest(start, stop, len(levels))
+    before, after = _shortest(stop, len(levels))
     for index in range(start, stop - after):
         left_weight += weights[index]
         left_sum += weights[index] * levels[index]
@@ -240,7 +245,7 @@ def _segment(levels: Sequence[float], weights: Sequence[float], threshold: float
     pending = [(0, len(levels))]
     while pending:
         start, stop = pending.pop()
-        if stop - start < sum(_shortest(start, stop, len(levels))):
+        if stop - start < sum(_shortest(stop, len(levels))):
             continue
         z, index = _best_split(levels, weights, start, stop)
         if z > threshold:
@@ -251,25 +256,37 @@ def _segment(levels: Sequence[float], weights: Sequence[float], threshold: float
 
 def _split_score(
     levels: Sequence[float], weights: Sequence[float], bounds: tuple[int, int, int]
-) -> tuple[float, float]:
-    """(z, log ratio) of the split at ``bounds[1]`` between its neighbours."""
+) -> tuple[float, float, bool]:
+    """(z, log ratio, whether most commits of each side are on their side
+    of the midpoint) of the split at ``bounds[1]`` between its neighbours.
+
+    The last test keeps one far commit from making a change of a short
+    segment by its weight in the mean: two commits at the end, one normal
+    and one hit by a load spike, have a mean far from the others, but half
+    of them is not a change."""
     start, split, stop = bounds
     before, before_error = _weighted(levels, weights, range(start, split))
     after, after_error = _weighted(levels, weights, range(split, stop))
-    return abs(after - before) / math.sqrt(before_error + after_error), after - before
+    middle, up = (before + after) / 2, after > before
+    agree = 2 * sum((levels[i] < middle) == up for i in range(start, split)) > split - start
+    agree = agree and 2 * sum((levels[i] > middle) == up for i in range(split, stop)) > stop - split
+    return abs(after - before) / math.sqrt(before_error + after_error), after - before, agree
 
 
 def _prune(
     levels: Sequence[float], weights: Sequence[float], splits: list[int], threshold: float, band: float
 ) -> list[int]:
     """Drop, weakest first, the splits that do not hold between their final
-    neighbours (z under *threshold*, or a ratio within the margin)."""
+    neighbours (z under *threshold*, a ratio within the margin, or sides
+    made by a few far commits)."""
     while splits:
         bounds = [0, *splits, len(levels)]
         scores = [
             _split_score(levels, weights, (bounds[k - 1], bounds[k], bounds[k + 1])) for k in range(1, len(bounds) - 1)
         ]
-        failing = [(z, k) for k, (z, shift) in enumerate(scores) if z <= threshold or abs(shift) < band]
+        failing = [
+            (z, k) for k, (z, shift, agree) in enumerate(scores) if z <= threshold or abs(shift) < band or not agree
+        ]
         if not failing:
             break
         del splits[min(failing)[1]]
