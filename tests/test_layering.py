@@ -16,11 +16,12 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "perf"
 
 #: layer -> layers it may import at module level
 ALLOWED = {
-    "cli": {"measure", "system", "collect", "storage", "analysis", "render", "model", "errors", "platform"},
+    "cli": {"measure", "system", "collect", "storage", "analysis", "render", "model", "errors", "platform", "history"},
+    "history": {"measure", "collect", "storage", "analysis", "model", "errors"},
     "measure": {"collect", "platform", "storage", "model", "errors", "analysis"},
     "system": {"platform", "errors"},
     "collect": {"platform"},
-    "render": {"analysis", "model", "errors"},
+    "render": {"analysis", "model", "errors", "history"},
     "analysis": {"model", "errors"},
     "storage": {"model", "errors"},
     "model": {"analysis.statistics", "errors"},
