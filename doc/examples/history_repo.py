@@ -20,7 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 
-import example_repo  # noqa: E402
+import example_repo
 
 COMMITS = 24
 REGRESSION = 14
