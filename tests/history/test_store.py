@@ -106,6 +106,8 @@ def test_add_creates_the_store_and_keeps_the_file_byte_for_byte(store_path, inpu
     with open(os.path.join(store_path, ".gitignore")) as fp:
         ignored = fp.read().split()
     assert {"/index.sqlite", "/index.sqlite-*", "*.tmp"} <= set(ignored)
+    with open(os.path.join(store_path, ".gitattributes")) as fp:
+        assert "results/** -text" in fp.read().splitlines()  # no end-of-line conversion
     data = (inputs / "r.json").read_bytes()
     sha256 = hashlib.sha256(data).hexdigest()
     assert recording.path == f"results/m1/{COMMIT_A}-{sha256[:12]}.json"
