@@ -5,7 +5,9 @@
   STORE is missing or empty);
 * ``reindex STORE``: rebuild the index from the files;
 * ``show STORE [-b NAME] [--machine M]``: each timeline, commit by commit;
-* ``changes STORE [-b NAME] [--machine M] [--json]``: the changes found.
+* ``changes STORE [-b NAME] [--machine M] [--json] [--confirm --repo PATH
+  -- ARGS...]``: the changes found (with ``--confirm``, those a
+  re-measurement shows too: :mod:`perf.cli.history_confirm`).
 
 The text is :mod:`perf.render.history`'s; the timelines come from
 :func:`perf.history.timelines.timelines`.
@@ -45,7 +47,10 @@ def add_arguments(action: str, parser: argparse.ArgumentParser) -> None:
         )
         parser.add_argument("--machine", metavar="NAME", help="only this machine")
     if action == "changes":
+        from perf.cli import history_confirm
+
         parser.add_argument("--json", action="store_true", help="print a JSON list of the changes")
+        history_confirm.add_arguments(parser)
 
 
 def _close_names(name: str, names: Sequence[str], what: str) -> str:
@@ -114,6 +119,10 @@ def _timelines(args: argparse.Namespace) -> list[str]:
     with HistoryStore(args.store) as store:
         check_selection(store, args.benchmarks, args.machine)
         found = timelines(store, args.benchmarks, args.machine)
+    if args.action == "changes" and args.confirm:
+        from perf.cli.history_confirm import confirm
+
+        found = confirm(args, found)
     if args.action == "changes":
         if args.json:
             return [json.dumps(changes_document(found), indent=2)]
@@ -126,7 +135,11 @@ def _timelines(args: argparse.Namespace) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from perf.cli.common import print_lines
 
-    if getattr(args, "trailing", None) is not None:
+    if args.action == "changes":
+        from perf.cli.history_confirm import check
+
+        check(args)
+    elif getattr(args, "trailing", None) is not None:
         raise UsageError(f"history {args.action} takes no command after --: {' '.join(args.trailing)}")
     if args.action == "add":
         lines = _add(args)
