@@ -203,7 +203,10 @@ def bisect_commits(
     events.step(first)
     steps = [first]
     if first.verdict != DIFFERENT:
-        return BisectResult(None, tuple(steps), "GOOD and BAD perform alike", tuple(commits))
+        reason = "GOOD and BAD perform alike"
+        if first.verdict == UNDECIDED:
+            reason = f"GOOD and BAD cannot be told apart after {first.rounds} rounds"
+        return BisectResult(None, tuple(steps), reason, tuple(commits))
     refs = (good, bad, first.good.ratio > 1.0)
     low, high = -1, len(commits) - 1  # commits[low] is good (-1: GOOD), commits[high] is bad
     while high - low > 1:

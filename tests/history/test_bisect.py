@@ -59,7 +59,8 @@ class AlternatingMachine(FakeMachine):
 
     def __call__(self, reference, changed):
         self.calls.append((reference, changed))
-        noise = [1.01 if index % 2 else 1 / 1.01 for index in range(self.pairs)]
+        spread = getattr(self, "spread", 1.01)
+        noise = [spread if index % 2 else 1 / spread for index in range(self.pairs)]
         return [("b", [self.speeds[reference]] * self.pairs, [self.speeds[changed] * n for n in noise])]
 
 
@@ -127,6 +128,15 @@ def test_a_difference_that_stays_unclear_is_not_bisected():
     assert result.first_bad is None
     assert result.steps[0].verdict in (ALIKE, UNDECIDED)
     assert len(machine.calls) <= 2
+
+
+def test_references_that_cannot_be_told_apart_are_not_called_alike():
+    good, commits, speeds = history(10, effect=1.05)
+    machine = AlternatingMachine(speeds, pairs=2)  # 2 pairs: too wide an interval
+    machine.spread = 1.2
+    result = bisect_commits(good, commits, machine, subject, max_rounds=1)
+    assert result.steps[0].verdict == UNDECIDED
+    assert result.reason == "GOOD and BAD cannot be told apart after 1 rounds"
 
 
 def test_a_candidate_between_good_and_bad_is_never_guessed():

@@ -1,0 +1,83 @@
+"""history record with real workers: each revision measured in its
+worktree (bench script or -m perf timeit), added to the store."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from perf.history.store import HistoryStore
+
+pytestmark = pytest.mark.integration
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TINY = ["-p", "2", "-n", "2", "--min-time", "0.005", "--clock", "cpu"]  # calibrated loops; CPU time: shared machines
+
+
+def example_repo(path, commits, regression):
+    spec = importlib.util.spec_from_file_location("example_repo", ROOT / "bench" / "example_repo.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build_example_repo(str(path), commits=commits, regression=regression, slowdown=4.0)
+
+
+def record(cwd, env_dir, *args):
+    env_vars = {"PERF_LOCK_DIR": str(env_dir / "locks")}
+    command = [sys.executable, "-m", "perf", "history", "record", *map(str, args)]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False, env={**os.environ, **env_vars})
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["bench.py", *TINY],
+        [
+            "-m",
+            "perf",
+            "timeit",
+            *TINY,
+            "--name",
+            "checksum",
+            "-s",
+            "import checksum",
+            "checksum.checksum(checksum.DATA)",
+        ],
+    ],
+    ids=["script", "timeit"],
+)
+def test_record_measures_each_revision_in_its_worktree(tmp_path, args):
+    repo = example_repo(tmp_path / "repo", commits=3, regression=2)
+    store = tmp_path / "store"
+    completed = record(repo.path, tmp_path, store, "HEAD~2", "HEAD", "--machine", "m1", "--", *args)
+    assert completed.returncode == 0, completed.stderr
+    assert len(completed.stdout.splitlines()) == 2
+    with HistoryStore(str(store)) as opened:
+        recordings = opened.recordings()
+        assert [recording.commit for recording in recordings] == [repo.commits[0], repo.commits[-1]]
+        assert recordings[0].date == "2026-10-01T12:00:00+00:00"
+        points = opened.points(["checksum"])
+        assert [len(point.process_means) for point in points] == [2, 2]
+        # the worktree's module was measured: the regression makes it 5 times slower
+        assert min(points[1].process_means) > 2 * max(points[0].process_means)
+
+
+def test_a_failing_run_names_the_revision_and_keeps_the_ones_before(tmp_path):
+    repo = example_repo(tmp_path / "repo", commits=3, regression=2)
+    # bench.py fails at the last commit only
+    subprocess.run(["git", "rm", "-q", "bench.py"], cwd=repo.path, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "drop the benchmark"], cwd=repo.path, check=True)
+    store = tmp_path / "store"
+    completed = record(repo.path, tmp_path, store, "HEAD~3", "HEAD", "--", "bench.py", *TINY)
+    assert completed.returncode == 1
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo.path, capture_output=True, text=True, check=True
+    ).stdout
+    assert completed.stderr.startswith(f"ERROR: {head[:10]}: bench.py ")
+    assert "failed with exit status" in completed.stderr
+    with HistoryStore(str(store)) as opened:
+        assert [recording.commit for recording in opened.recordings()] == [repo.commits[0]]
