@@ -81,17 +81,26 @@ def check_selection(store: HistoryStore, benchmarks: Sequence[str] | None, machi
 
 
 def _add(args: argparse.Namespace) -> list[str]:
-    from perf.history.store import HistoryStore
+    import os
+
+    from perf.history.store import MARKER, HistoryStore, discard_if_empty
     from perf.render.history import format_added
 
-    with HistoryStore.open_or_create(args.store) as store:
-        recordings = store.add(
-            args.filenames, commit=args.commit, date=args.date, branch=args.branch, machine=args.machine
-        )
-        return [
-            format_added(filename, recording, store.benchmark_count(recording))
-            for filename, recording in zip(args.filenames, recordings)
-        ]
+    folder_existed = os.path.exists(args.store)
+    creating = not os.path.exists(os.path.join(args.store, MARKER))
+    try:
+        with HistoryStore.open_or_create(args.store) as store:
+            recordings = store.add(
+                args.filenames, commit=args.commit, date=args.date, branch=args.branch, machine=args.machine
+            )
+            return [
+                format_added(filename, recording, store.benchmark_count(recording))
+                for filename, recording in zip(args.filenames, recordings)
+            ]
+    except BaseException:
+        if creating:  # a failed add leaves no empty store behind
+            discard_if_empty(args.store, remove_folder=not folder_existed)
+        raise
 
 
 def _reindex(args: argparse.Namespace) -> list[str]:

@@ -129,6 +129,25 @@ def _create(root: str) -> None:
         raise HistoryStoreError(f"{root}: cannot create the history store: {exc.strerror or exc}") from None
 
 
+def discard_if_empty(root: str, remove_folder: bool) -> None:
+    """Undo :func:`_create` when the store in *root* holds no result file:
+    an ``add`` that created the store and then failed leaves nothing behind
+    (*remove_folder*: the folder was created too).  A store another add
+    has put files in meanwhile is kept."""
+    marker = os.path.join(root, MARKER)
+    with contextlib.suppress(OSError), files.folder_lock(marker):
+        results = os.path.join(root, RESULTS)
+        if any(names for _, _, names in os.walk(results)):
+            return
+        for name in (MARKER, ".gitignore", ".gitattributes", INDEX, INDEX + "-journal", INDEX + "-wal", INDEX + "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(root, name))
+        for folder, _, _ in sorted(os.walk(results), reverse=True):
+            os.rmdir(folder)
+        if remove_folder and not os.listdir(root):
+            os.rmdir(root)
+
+
 class HistoryStore:
     """A store folder: result files per commit and machine, and their index.
 

@@ -230,8 +230,9 @@ def test_unknown_names(store, capsys, action, args, message):
 
 
 def test_show_an_empty_store(tmp_path, capsys):
-    (tmp_path / "store").mkdir()
-    assert main(["history", "add", str(tmp_path / "store"), "--commit", "x", str(tmp_path / "nothing.json")]) == 1
+    from perf.history.store import HistoryStore
+
+    HistoryStore.open_or_create(str(tmp_path / "store")).close()
     status, out, _ = run(capsys, "show", tmp_path / "store")
     assert (status, out) == (0, f"No recording in {tmp_path / 'store'}.\n")
     status, _, err = run(capsys, "show", tmp_path / "store", "-b", "x")
@@ -376,3 +377,17 @@ def test_changes_finds_a_step(tmp_path, capsys):
     status, out, _ = run(capsys, "show", tmp_path / "store")
     assert f"{commits[6][:12]}  2026-10-07" in out
     assert out.splitlines()[10].endswith(" slower")
+
+
+@pytest.mark.parametrize("existing_folder", [False, True], ids=["missing", "empty"])
+def test_a_failed_add_to_a_new_store_leaves_no_store(tmp_path, capsys, existing_folder):
+    path = tmp_path / "store"
+    if existing_folder:
+        path.mkdir()
+    bad = write_result(tmp_path / "x.json", commit=None)
+    status, _, err = run(capsys, "add", path, bad)
+    assert status == 1
+    assert "has no commit" in err
+    assert (sorted(os.listdir(path)) if existing_folder else path.exists()) == ([] if existing_folder else False)
+    # and the folder can take a store afterwards
+    assert run(capsys, "add", path, write_result(tmp_path / "y.json"))[0] == 0
