@@ -1,45 +1,40 @@
 """Changes in a timeline of commits: where the code got slower or faster.
 
 A timeline is one benchmark's commits in order, each reduced to what its
-worker processes measured (:class:`CommitSummary`: the mean of the
-logarithms of its process means, their spread and their count).  It is
-read as
+worker processes measured (:class:`CommitSummary`: the mean of the logs of
+its process means, their variance and count).  A commit's level is a step
+function of the code, plus the drift of its recording (the machine that
+day), plus its processes' noise.  :func:`find_changes` finds the steps:
 
-    level of commit i = a step function of i (the code)
-                        + the drift of its recording (the machine)
-                        + the noise of its processes,
-
-and :func:`find_changes` finds the steps:
-
-1. **The drift between recordings** (``between``, a standard deviation on
-   the log scale) comes from the timeline itself: from the median absolute
-   deviation of the differences between successive commits, less what the
-   processes' own noise explains.  It is robust to a few changes and
-   spikes, and it is what makes one noisy recording not read as a change.
-2. **Spikes**: a commit that stands apart from the two commits before it
-   *and* the two after it, in the same direction, is one bad recording (or
-   a change reverted at the next commit: only a re-measurement can tell).
-   It is reported as a spike, not a change, and left out of the segments.
+1. **Drift between recordings** (``between``): from the successive
+   differences of the commits, clipped at 3 robust standard deviations
+   (changes and spikes make a few large ones), less what the processes'
+   noise explains; its :data:`UPPER_BOUND` upper bound is used, so that a
+   short timeline that happens to look quiet does not make false changes.
+2. **Spikes**: a commit far from the two commits before it *and* the two
+   after it, in the same direction (the first commit: from the two after
+   it), is one bad recording, or a change reverted at once.  It is
+   reported apart and left out of the segments.
 3. **Binary segmentation**: the split of a segment with the largest
-   ``z = |mean before - mean after| / standard error`` (means weighted by
-   ``1 / (process error² + between²)``), kept when ``z`` is beyond the
-   normal quantile that holds the false changes of a whole timeline to
-   ``family_rate`` (Bonferroni over its ``n - 1`` splits), with at least
-   :data:`MIN_SEGMENT` commits on each side; then the segments on each side
-   are split again.  Splits that no longer hold between their final
-   neighbours, or whose ratio is within the equivalence margin, are
-   dropped.
-4. Each change is then the comparison of its two segments, as compare_to
-   compares two recordings (doc/design.rst, R2 and R3): the ratio of
-   geometric means and a t interval, whose standard error includes the
-   drift between recordings.
+   ``z = |mean after - mean before| / standard error`` (weights ``1 /
+   (process error² + between²)``), kept when beyond the Bonferroni
+   quantile for ``family_rate`` over the timeline's splits (Student's t,
+   Satterthwaite's degrees of freedom: ``between`` is itself estimated);
+   segments are :data:`MIN_SEGMENT` commits at least, the last one
+   :data:`MIN_EDGE_SEGMENT`.  Splits that do not hold between their final
+   neighbours are dropped: z under the threshold, a ratio within the
+   equivalence margin, or a side where most commits are not on their side
+   of the midpoint (one far commit weighs a short segment's mean).
+4. Each change is the comparison of its two segments as compare_to
+   compares recordings (doc/design.rst, R2, R3): the ratio of geometric
+   means and a t interval whose standard error includes the drift.
 
-:func:`recording_drift` estimates the drift that a recording shares across
-all its benchmarks (the machine was slower for the whole file): the median
-over benchmarks of each recording's residual around its benchmark's
-segments.  Steps of that shared series are changes of every benchmark and
-are kept; only its transient part is returned, to be taken out of every
-benchmark of the recording before :func:`find_changes`.
+:func:`recording_drift` estimates the drift a recording shares across its
+benchmarks: the median of their residuals around their segments.  Steps
+of that shared series are changes of every benchmark and are kept; only
+its transient part is returned, to be taken out before
+:func:`find_changes` (a recording far off the others is a load spike,
+which seldom hits every benchmark alike: it is not corrected).
 
 Must not: read files or the store, format text, or print.
 """
@@ -54,10 +49,8 @@ from perf.analysis.distributions import normal_ppf
 from perf.analysis.statistics import mean, median, variance
 from perf.analysis.student_t_quantile import student_t_ppf
 
-#: fewest commits on each side of a change inside the timeline: two bad
-#: recordings in a row, or a change reverted after two commits, are not
-#: a change (a busy machine hits a benchmark in two recordings in a row
-#: far more often than three)
+#: fewest commits of a segment: a busy machine hits a benchmark in two
+#: recordings in a row far more often than in three
 MIN_SEGMENT = 3
 #: fewest commits after the last change: the newest commits are all there
 #: is to say whether a change happened
@@ -71,9 +64,8 @@ FAMILY_RATE = 0.005
 SPIKE_Z = 4.0
 #: fewest benchmarks in a recording to estimate the drift they share
 MIN_BENCHMARKS = 5
-#: fewest successive differences to estimate the drift between recordings;
-#: below, it is taken as large as the processes' own error (no evidence it
-#: is smaller)
+#: fewest successive differences to estimate the drift between recordings
+#: (below: as large as the processes' own error)
 MIN_DIFFERENCES = 5
 #: MAD -> standard deviation of a normal distribution
 _MAD_SCALE = 1.4826

@@ -130,10 +130,8 @@ def _create(root: str) -> None:
 
 
 def discard_if_empty(root: str, remove_folder: bool) -> None:
-    """Undo :func:`_create` when the store in *root* holds no result file:
-    an ``add`` that created the store and then failed leaves nothing behind
-    (*remove_folder*: the folder was created too).  A store another add
-    has put files in meanwhile is kept."""
+    """Undo :func:`_create` (and the folder with *remove_folder*) when the
+    store holds no result file: a failed add that created it leaves nothing."""
     marker = os.path.join(root, MARKER)
     with contextlib.suppress(OSError), files.folder_lock(marker):
         results = os.path.join(root, RESULTS)
