@@ -17,11 +17,12 @@ it measured (from the --json steps, GOOD included), the rounds and the
 wall time.  Then the totals.
 
 The default ARGS (``--args``) are bisect's own budget (10 pairs of
-processes, 3 values per round) with ``--clock cpu``: on a shared machine,
-the CPU time of the worker's thread leaves out the time other processes
-took the CPU from it, which is what makes a 5 % step decidable in a few
-rounds when the machine is busy (with the wall clock, steps end
-"undecided" more often: see doc/history.rst).
+processes, 3 values per round, at most 3 rounds per step) with
+``--clock cpu --min-time 0.05``: on a shared machine, the CPU time of the
+worker's thread leaves out the time other processes took the CPU from
+it, which is what makes a 5 % step decidable in one round or two when the
+machine is busy (with the wall clock, steps end "undecided" more often);
+values of 50 ms keep a trial under about two minutes.
 
     python bench/bisect_accuracy.py [--trials 20] [--commits 30] [--args "..."]
 """

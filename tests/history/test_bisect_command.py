@@ -1,0 +1,59 @@
+"""The measured command of bisect (ARGS after --): parsed with the
+runner's parser, one round's budget, what reaches the workers."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from perf.errors import UsageError
+from perf.history.worktrees import DEFAULT_PROCESSES, DEFAULT_VALUES, parse_command
+
+
+def test_a_script_with_its_own_options():
+    command = parse_command(["bench.py", "-p", "4", "--my-option", "x", "-n", "2"])
+    (side,) = command.plan.sides
+    assert side.script == ("bench.py",)
+    assert command.extra == ("--my-option", "x")  # passed on to each worker
+    assert (command.plan.options.processes, command.plan.options.values) == (4, 2)
+    assert side.python == sys.executable
+    assert command.python is None
+
+
+def test_bisect_has_its_own_default_budget():
+    options = parse_command(["bench.py"]).plan.options
+    assert (options.processes, options.values) == (DEFAULT_PROCESSES, DEFAULT_VALUES)
+
+
+def test_timeit():
+    command = parse_command(["-m", "perf", "timeit", "-p", "3", "-s", "import m", "--name", "f", "m.f()"])
+    (side,) = command.plan.sides
+    assert side.script == ("-m", "perf", "timeit")
+    assert command.extra == ("-s", "import m", "--name", "f", "m.f()")
+    assert command.plan.options.processes == 3
+
+
+def test_python_relative_to_the_worktree_is_kept_for_later():
+    command = parse_command(["bench.py"], "./python")
+    assert command.python == "./python"
+    assert command.plan.sides[0].python == sys.executable  # replaced per worktree
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "missing the command to measure after --"),
+        (["-c", "pass"], "not -c"),
+        (["-m", "timeit", "1"], "not -m"),
+        (["bench.py", "-o", "out.json"], "-o cannot be given after --"),
+        (["bench.py", "--append", "out.json"], "--append cannot be given after --"),
+        (["bench.py", "--compare-to", sys.executable], "--compare-to cannot be given after --"),
+        (["bench.py", "--python", sys.executable], "--python cannot be given after --: the command sets it"),
+        (["bench.py", "-p", "zero"], "after --: argument -p/--processes"),
+        (["bench.py", "--adaptive-values", "-n", "3"], "--adaptive-values replaces -n"),
+    ],
+)
+def test_refused(args, message):
+    with pytest.raises(UsageError, match=message):
+        parse_command(args)
