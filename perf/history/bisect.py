@@ -11,9 +11,12 @@ script and its options, or ``-m perf timeit ...``; its runner options
 The steps (:func:`bisect_commits`, which takes the measurement as a
 function so that its decisions can be tested without timing):
 
-1. BAD against GOOD.  Unless the interval of their ratio lies wholly
-   outside the 1 % band (``slower`` or ``faster``), after up to
-   *max_rounds* rounds: "cannot decide: GOOD and BAD perform alike".
+1. BAD against GOOD, in up to *max_rounds* rounds while the interval of
+   their ratio is inconclusive.  The bisection goes on when the interval
+   excludes 1 (the candidates' intervals then tell whether a difference
+   is big enough to bisect); it stops with "cannot decide" when the
+   interval lies within the 1 % band ("GOOD and BAD perform alike") or
+   still contains 1 ("cannot be told apart").
 2. A binary search over the commits between: a candidate C is measured
    against GOOD and against BAD (two sessions).  Its position between
    them is the paired ratio of C to the geometric midpoint of GOOD and
@@ -37,7 +40,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple, Sequence
 
-from perf.analysis.compare import FASTER, NO_CHANGE, SLOWER, Comparison, compare_paired_process_means
+from perf.analysis.compare import INCONCLUSIVE, NO_CHANGE, Comparison, compare_paired_process_means
 from perf.analysis.statistics import geometric_mean
 from perf.errors import WorkerError
 from perf.history.git import Repository, short
@@ -155,9 +158,9 @@ def _reference_step(
         events.measuring(bad, good, round_)
         pool.add(measure(good, bad))
         comparison = pool.compare()
-        if comparison.verdict in (SLOWER, FASTER, NO_CHANGE):
+        if comparison.verdict != INCONCLUSIVE:
             break
-    verdict = {SLOWER: DIFFERENT, FASTER: DIFFERENT, NO_CHANGE: ALIKE}.get(comparison.verdict, UNDECIDED)
+    verdict = DIFFERENT if comparison.different else ALIKE if comparison.verdict == NO_CHANGE else UNDECIDED
     return Step(bad, subject(bad), comparison, None, None, verdict, len(pool.reference), round_)
 
 

@@ -130,6 +130,17 @@ def test_a_difference_that_stays_unclear_is_not_bisected():
     assert len(machine.calls) <= 2
 
 
+def test_a_small_but_real_difference_is_bisected():
+    # 1.3 %: the interval excludes 1 but reaches into the 1 % band
+    good, commits, speeds = history(10, effect=1.013)
+    machine = AlternatingMachine(speeds, pairs=10)
+    machine.spread = 1.004
+    result = bisect_commits(good, commits, machine, subject, max_rounds=1)
+    assert result.steps[0].good.verdict == "small change"
+    assert result.steps[0].verdict == DIFFERENT
+    assert result.first_bad == COMMITS[10]
+
+
 def test_references_that_cannot_be_told_apart_are_not_called_alike():
     good, commits, speeds = history(10, effect=1.05)
     machine = AlternatingMachine(speeds, pairs=2)  # 2 pairs: too wide an interval
