@@ -20,8 +20,8 @@ day), plus its processes' noise.  :func:`find_changes` finds the steps:
    (process error² + between²)``), kept when beyond the Bonferroni
    quantile for ``family_rate`` over the timeline's splits (Student's t,
    Satterthwaite's degrees of freedom: ``between`` is itself estimated);
-   segments are :data:`MIN_SEGMENT` commits at least, the last one
-   :data:`MIN_EDGE_SEGMENT`.  Splits that do not hold between their final
+   segments are :data:`~perf.analysis.segments.MIN_SEGMENT` commits at least, the last
+   one :data:`~perf.analysis.segments.MIN_EDGE_SEGMENT`.  Splits that do not hold between their final
    neighbours are dropped: z under the threshold, a ratio within the
    equivalence margin, or a side where most commits are not on their side
    of the midpoint (one far commit weighs a short segment's mean).
@@ -46,15 +46,15 @@ from typing import Mapping, NamedTuple, Sequence
 
 from perf.analysis.compare import DEFAULT_MARGIN, Comparison, t_comparison
 from perf.analysis.distributions import normal_ppf
+from perf.analysis.segments import (
+    LONGEST_STRETCH,
+    prune,
+    segment,
+    split_threshold,
+    weighted,
+)
 from perf.analysis.statistics import mean, median, variance
-from perf.analysis.student_t_quantile import student_t_ppf
 
-#: fewest commits of a segment: a busy machine hits a benchmark in two
-#: recordings in a row far more often than in three
-MIN_SEGMENT = 3
-#: fewest commits after the last change: the newest commits are all there
-#: is to say whether a change happened
-MIN_EDGE_SEGMENT = 2
 #: rounds of spike removal (a spike next to another one hides it)
 SPIKE_ROUNDS = 3
 #: the chance that a timeline without changes shows one (half the 1 % aimed
@@ -160,12 +160,6 @@ def _upper_factor(df: int) -> float:
     return df / quantile
 
 
-def _weighted(levels: Sequence[float], weights: Sequence[float], indexes: Sequence[int]) -> tuple[float, float]:
-    """(weighted mean, its variance) of the commits *indexes*."""
-    total = sum(weights[i] for i in indexes)
-    return sum(weights[i] * levels[i] for i in indexes) / total, 1.0 / total
-
-
 def _spike_shift(levels: Sequence[float], weights: Sequence[float], kept: Sequence[int], position: int) -> float | None:
     """The log ratio of ``kept[position]`` to the two commits before it and
     the two after it (among *kept*), when it stands apart from both in the
@@ -175,7 +169,7 @@ def _spike_shift(levels: Sequence[float], weights: Sequence[float], kept: Sequen
     for side in (kept[max(0, position - 2) : position], kept[position + 1 : position + 3]):
         if not side:
             continue
-        centre, error = _weighted(levels, weights, side)
+        centre, error = weighted(levels, weights, side)
         shift = levels[index] - centre
         scores.append((shift / math.sqrt(1.0 / weights[index] + error), shift))
     (left, left_shift), (right, right_shift) = scores if len(scores) == 2 else scores * 2
@@ -205,100 +199,6 @@ def _spikes(levels: Sequence[float], variances: Sequence[float]) -> dict[int, fl
     return found
 
 
-def _shortest(stop: int, count: int) -> tuple[int, int]:
-    """The fewest commits before and after a split of a segment ending at
-    *stop* in a timeline of *count* commits."""
-    return MIN_SEGMENT, (MIN_EDGE_SEGMENT if stop == count else MIN_SEGMENT)
-
-
-def _best_split(levels: Sequence[float], weights: Sequence[float], start: int, stop: int) -> tuple[float, int]:
-    """(z, index) of the best split of ``[start, stop)`` (0, -1: none)."""
-    total_weight = sum(weights[start:stop])
-    total_sum = sum(w * y for w, y in zip(weights[start:stop], levels[start:stop]))
-    best = (0.0, -1)
-    left_weight = left_sum = 0.0
-    before, after = _shortest(stop, len(levels))
-    for index in range(start, stop - after):
-        left_weight += weights[index]
-        left_sum += weights[index] * levels[index]
-        if index + 1 - start < before:
-            continue
-        right_weight = total_weight - left_weight
-        difference = (total_sum - left_sum) / right_weight - left_sum / left_weight
-        z = abs(difference) / math.sqrt(1.0 / left_weight + 1.0 / right_weight)
-        if z > best[0]:
-            best = (z, index + 1)
-    return best
-
-
-def _segment(levels: Sequence[float], weights: Sequence[float], threshold: float) -> list[int]:
-    """The split points of binary segmentation (sorted)."""
-    splits: list[int] = []
-    pending = [(0, len(levels))]
-    while pending:
-        start, stop = pending.pop()
-        if stop - start < sum(_shortest(stop, len(levels))):
-            continue
-        z, index = _best_split(levels, weights, start, stop)
-        if z > threshold:
-            splits.append(index)
-            pending += [(start, index), (index, stop)]
-    return sorted(splits)
-
-
-def _split_score(
-    levels: Sequence[float], weights: Sequence[float], bounds: tuple[int, int, int]
-) -> tuple[float, float, bool]:
-    """(z, log ratio, whether most commits of each side are on their side
-    of the midpoint) of the split at ``bounds[1]`` between its neighbours.
-
-    The last test keeps one far commit from making a change of a short
-    segment by its weight in the mean: two commits at the end, one normal
-    and one hit by a load spike, have a mean far from the others, but half
-    of them is not a change."""
-    start, split, stop = bounds
-    before, before_error = _weighted(levels, weights, range(start, split))
-    after, after_error = _weighted(levels, weights, range(split, stop))
-    middle, up = (before + after) / 2, after > before
-    agree = 2 * sum((levels[i] < middle) == up for i in range(start, split)) > split - start
-    agree = agree and 2 * sum((levels[i] > middle) == up for i in range(split, stop)) > stop - split
-    return abs(after - before) / math.sqrt(before_error + after_error), after - before, agree
-
-
-def _prune(
-    levels: Sequence[float], weights: Sequence[float], splits: list[int], threshold: float, band: float
-) -> list[int]:
-    """Drop, weakest first, the splits that do not hold between their final
-    neighbours (z under *threshold*, a ratio within the margin, or sides
-    made by a few far commits)."""
-    while splits:
-        bounds = [0, *splits, len(levels)]
-        scores = [
-            _split_score(levels, weights, (bounds[k - 1], bounds[k], bounds[k + 1])) for k in range(1, len(bounds) - 1)
-        ]
-        failing = [
-            (z, k) for k, (z, shift, agree) in enumerate(scores) if z <= threshold or abs(shift) < band or not agree
-        ]
-        if not failing:
-            break
-        del splits[min(failing)[1]]
-    return splits
-
-
-def split_threshold(count: int, family_rate: float = FAMILY_RATE, drift_share: float = 0.0) -> float:
-    """The z a split of a timeline of *count* commits must exceed.
-
-    *drift_share*: the share of a commit's variance that is the drift
-    between recordings, itself estimated from the ``count - 1`` differences:
-    the quantile is Student's t with Satterthwaite's degrees of freedom
-    ``(count - 2) / drift_share²`` (the normal one when the processes'
-    own, well known, noise is all there is)."""
-    probability = 1 - family_rate / (2 * max(1, count - 1))
-    if drift_share <= 0 or count < 4:
-        return normal_ppf(probability)
-    return student_t_ppf(probability, (count - 2) / drift_share**2)
-
-
 def find_changes(
     commits: Sequence[CommitSummary],
     *,
@@ -321,11 +221,12 @@ def find_changes(
     typical_error = median(kept_errors) if kept_errors else 0.0
     share = between / (between + typical_error) if between + typical_error > 0 else 0.0
     threshold = split_threshold(len(levels), family_rate, share)
-    splits = _prune(levels, weights, _segment(levels, weights, threshold), threshold, math.log1p(margin))
+    stretches = split_threshold(len(levels), family_rate, share, tests=len(levels) * LONGEST_STRETCH)
+    splits = prune(levels, weights, segment(levels, weights, (threshold, stretches)), threshold, math.log1p(margin))
     bounds = [0, *splits, len(levels)]
     fitted = [0.0] * len(commits)
     for start, stop in zip(bounds, bounds[1:]):
-        level = _weighted(levels, weights, range(start, stop))[0] if stop > start else 0.0
+        level = weighted(levels, weights, range(start, stop))[0] if stop > start else 0.0
         for i in range(start, stop):
             fitted[kept[i]] = level
     for i in spikes:  # a spike sits on the segment of the commit after it
@@ -353,7 +254,7 @@ def _compare_segments(
     """The segment after against the segment before: a t interval on the
     difference of their weighted mean levels; *settings*: degrees of
     freedom, the typical process variance, the margin and the confidence."""
-    (before, error_before), (after, error_after) = (_weighted(levels, weights, segment) for segment in segments)
+    (before, error_before), (after, error_after) = (weighted(levels, weights, segment) for segment in segments)
     df, spread, margin, confidence = settings
     return t_comparison(
         after - before,

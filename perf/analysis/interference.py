@@ -27,6 +27,7 @@ from typing import NamedTuple, Sequence
 
 from perf.analysis.compare import Comparison
 from perf.analysis.statistics import geometric_mean, median
+from perf.analysis.statistics import variance as _variance
 from perf.model.benchmark import Benchmark
 
 #: a process that spent this much less of its values' time on the CPU than
@@ -217,3 +218,28 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
         raw_ratio=geometric_mean([item.mean for item in sides[1]]) / geometric_mean([item.mean for item in sides[0]]),
     )
     return comparison._replace(adjustment=adjustment)
+
+
+def probe_shifts(probes: Sequence[Sequence[float]]) -> list[float]:
+    """How much slower (log scale) the machine ran during each recording of
+    one benchmark in a timeline, from the speed probes of its processes
+    (*probes*: one sequence per recording, empty when not recorded; 0 for
+    those): the mean log probe against the timeline's median, times
+    :func:`machine_weight`, so that a shift within the probe's own noise
+    is hardly corrected (as :func:`compare_recordings` does for two)."""
+    levels: list[tuple[float, float] | None] = []
+    for values in probes:
+        logs = [math.log(value) for value in values if value > 0]
+        levels.append((math.fsum(logs) / len(logs), _variance(logs) / len(logs)) if len(logs) >= 2 else None)
+    known = [level for level, _ in (item for item in levels if item is not None)]
+    if len(known) < 2:
+        return [0.0] * len(probes)
+    reference = median(known)
+    shifts = []
+    for item in levels:
+        if item is None:
+            shifts.append(0.0)
+            continue
+        shift = item[0] - reference
+        shifts.append(machine_weight(shift, math.sqrt(item[1])) * shift)
+    return shifts

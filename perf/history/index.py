@@ -28,7 +28,7 @@ import struct
 from array import array
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 #: seconds a process waits for another's write transaction
 BUSY_TIMEOUT = 120.0
@@ -56,6 +56,7 @@ _TABLES = (
         benchmark TEXT NOT NULL,
         unit TEXT NOT NULL,
         means BLOB NOT NULL,
+        probes BLOB NOT NULL,
         PRIMARY KEY (benchmark, recording)) WITHOUT ROWID""",
     "CREATE INDEX points_recording ON points (recording)",
 )
@@ -91,16 +92,19 @@ class StoredPoint(NamedTuple):
     recording: Recording
     #: :func:`perf.analysis.statistics.process_means` of the runs' values
     process_means: tuple[float, ...]
+    #: the speed probe of each of those processes (empty: not recorded)
+    probes: tuple[float, ...] = ()
 
 
 class IndexEntry(NamedTuple):
     """What the index holds of one result file: its recording, the path of
-    its sidecar, its sort key and its points ``(benchmark, unit, means)``."""
+    its sidecar, its sort key and its points ``(benchmark, unit, means,
+    probes)``."""
 
     recording: Recording
     sidecar: str
     sort_key: float
-    points: list[tuple[str, str, tuple[float, ...]]]
+    points: list[tuple[str, str, tuple[float, ...], tuple[float, ...]]]
 
 
 def connect(path: str) -> sqlite3.Connection:
@@ -181,8 +185,11 @@ def insert(connection: sqlite3.Connection, entry: IndexEntry) -> None:
     )
     identifier = cursor.lastrowid
     connection.executemany(
-        "INSERT INTO points (recording, benchmark, unit, means) VALUES (?, ?, ?, ?)",
-        [(identifier, name, unit, array("d", means).tobytes()) for name, unit, means in entry.points],
+        "INSERT INTO points (recording, benchmark, unit, means, probes) VALUES (?, ?, ?, ?, ?)",
+        [
+            (identifier, name, unit, array("d", means).tobytes(), array("d", probes).tobytes())
+            for name, unit, means, probes in entry.points
+        ],
     )
 
 
@@ -234,20 +241,23 @@ def points(
     wanted = None if benchmarks is None else set(benchmarks)
     if wanted is not None and len(wanted) <= _MAX_PARAMETERS:
         rows = connection.execute(
-            f"SELECT recording, benchmark, unit, means FROM points WHERE benchmark IN ({', '.join('?' * len(wanted))})",
+            "SELECT recording, benchmark, unit, means, probes FROM points"
+            f" WHERE benchmark IN ({', '.join('?' * len(wanted))})",
             sorted(wanted),
         ).fetchall()
     else:
-        rows = connection.execute("SELECT recording, benchmark, unit, means FROM points").fetchall()
+        rows = connection.execute("SELECT recording, benchmark, unit, means, probes FROM points").fetchall()
     rows = [row for row in rows if row[0] in rank and (wanted is None or row[1] in wanted)]
     rows.sort(key=lambda row: (rank[row[0]], row[1]))
     unpackers: dict[int, Callable[[bytes], tuple[Any, ...]]] = {}
     result = []
-    for identifier, name, unit, means in rows:
-        unpack = unpackers.get(len(means))
-        if unpack is None:
-            unpack = unpackers[len(means)] = struct.Struct(f"={len(means) // 8}d").unpack
-        result.append(StoredPoint(name, unit, by_id[identifier], unpack(means)))
+    for identifier, name, unit, means, probes in rows:
+        for packed in (means, probes):
+            if len(packed) not in unpackers:
+                unpackers[len(packed)] = struct.Struct(f"={len(packed) // 8}d").unpack
+        result.append(
+            StoredPoint(name, unit, by_id[identifier], unpackers[len(means)](means), unpackers[len(probes)](probes))
+        )
     return result
 
 

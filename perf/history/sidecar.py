@@ -16,6 +16,7 @@ import json
 import re
 from typing import Any
 
+from perf.analysis.interference import process_evidence
 from perf.analysis.statistics import process_means
 from perf.errors import HistoryStoreError
 from perf.history.index import IndexEntry, Recording
@@ -59,14 +60,18 @@ def safe_name(text: str, limit: int = 80) -> str:
     return name or "_"
 
 
-def points(suite: BenchmarkSuite) -> list[tuple[str, str, tuple[float, ...]]]:
-    """``(benchmark, unit, process means)`` of each benchmark that has
-    values (one without any cannot be compared)."""
+def points(suite: BenchmarkSuite) -> list[tuple[str, str, tuple[float, ...], tuple[float, ...]]]:
+    """``(benchmark, unit, process means, speed probes)`` of each benchmark
+    that has values (one without any cannot be compared); the probes are
+    empty unless every process recorded one (pyperf's files have none)."""
     result = []
     for benchmark in suite:
         means = process_means(run.values for run in benchmark.get_runs())
         if means:
-            result.append((benchmark.get_name(), benchmark.get_unit(), tuple(means)))
+            probes = [item.probe for item in process_evidence(benchmark)]
+            known = tuple(probe for probe in probes if probe is not None)
+            probes_kept = known if len(known) == len(means) else ()
+            result.append((benchmark.get_name(), benchmark.get_unit(), tuple(means), probes_kept))
     return result
 
 

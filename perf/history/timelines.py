@@ -5,8 +5,9 @@ A timeline's commits are in the store's order (commit date, then the time
 of the add); the recordings of one commit are pooled into one point.  The
 changes come from :mod:`perf.analysis.changepoints`: first the drift that
 a recording shares across its benchmarks (the machine that day) is
-estimated, over every benchmark of the machine, and taken out; then each
-benchmark's commits are segmented.  The points shown (:class:`CommitPoint`)
+estimated, over every benchmark of the machine, and taken out, as is the
+machine's speed that the workers' speed probe measured (files that
+recorded it); then each benchmark's commits are segmented.  The points shown (:class:`CommitPoint`)
 are the measurements as recorded, drift included.
 
 Must not: print, or compute statistics (perf.analysis does).
@@ -18,6 +19,7 @@ import math
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
 
 from perf.analysis.changepoints import CommitSummary, find_changes, recording_drift, summarize
+from perf.analysis.interference import probe_shifts
 from perf.analysis.intervals import mean_interval
 
 if TYPE_CHECKING:
@@ -83,6 +85,10 @@ class Entry(NamedTuple):
     date: str | None
     recording: str
     process_means: tuple[float, ...]
+    #: the speed probe of each process (empty: not recorded)
+    probes: tuple[float, ...] = ()
+    #: how much slower the machine ran, from the probes (log scale)
+    machine: float = 0.0
 
 
 def _commit_groups(entries: Sequence[Entry]) -> list[list[Entry]]:
@@ -105,11 +111,24 @@ def _point(group: Sequence[Entry]) -> CommitPoint:
 
 
 def _summary(group: Sequence[Entry], drift: Mapping[str, float]) -> CommitSummary:
-    """The commit's summary, each recording's drift taken out."""
+    """The commit's summary, each recording's drift and the machine's speed
+    taken out."""
     if len(group) == 1:
-        return summarize(group[0].process_means, drift.get(group[0].recording, 0.0))
-    logs = [math.log(value) - drift.get(entry.recording, 0.0) for entry in group for value in entry.process_means]
+        return summarize(group[0].process_means, drift.get(group[0].recording, 0.0) + group[0].machine)
+    logs = [
+        math.log(value) - drift.get(entry.recording, 0.0) - entry.machine
+        for entry in group
+        for value in entry.process_means
+    ]
     return summarize([math.exp(value) for value in logs])
+
+
+def with_machine_speed(entries: Sequence[Entry]) -> list[Entry]:
+    """*entries* (one benchmark on one machine) with the machine's speed of
+    each recording, from the speed probes of its processes
+    (:func:`perf.analysis.interference.probe_shifts`)."""
+    shifts = probe_shifts([entry.probes for entry in entries])
+    return [entry._replace(machine=shift) for entry, shift in zip(entries, shifts)]
 
 
 def build_timeline(
@@ -145,7 +164,9 @@ def machine_drift(table: Mapping[str, Sequence[Entry]], order: Sequence[str]) ->
     benchmark -> its entries on one machine, *order*: the recordings in
     time order."""
     series = {
-        name: [(entry.recording, summarize(entry.process_means)) for entry in entries if entry.process_means]
+        name: [
+            (entry.recording, summarize(entry.process_means, entry.machine)) for entry in entries if entry.process_means
+        ]
         for name, entries in table.items()
     }
     return recording_drift(series, order)
@@ -156,7 +177,7 @@ def _by_machine(points: Iterable[StoredPoint]) -> dict[str, dict[tuple[str, str]
     machines: dict[str, dict[tuple[str, str], list[Entry]]] = {}
     for point in points:
         recording = point.recording
-        entry = Entry(recording.commit, recording.date, recording.path, point.process_means)
+        entry = Entry(recording.commit, recording.date, recording.path, point.process_means, point.probes)
         machines.setdefault(recording.machine, {}).setdefault((point.benchmark, point.unit), []).append(entry)
     return machines
 
@@ -172,7 +193,8 @@ def timelines(
     *detect* false, without changes or spikes (faster)."""
     order = [recording.path for recording in store.recordings(machine)]
     result = []
-    for machine_name, table in _by_machine(store.points(None if detect else benchmarks, machine)).items():
+    for machine_name, found in _by_machine(store.points(None if detect else benchmarks, machine)).items():
+        table = {key: with_machine_speed(entries) for key, entries in found.items()} if detect else found
         drift = machine_drift({name: entries for (name, _), entries in table.items()}, order) if detect else {}
         for (name, unit), entries in table.items():
             if benchmarks is not None and name not in benchmarks:

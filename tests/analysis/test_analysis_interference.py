@@ -258,3 +258,19 @@ def test_an_inconclusive_corrected_comparison_points_to_an_interleaved_run():
     assert format_adjustment(comparison, "a", "b")[-1] == (
         "busy machine: an interleaved run settles it: --compare-to runs both sides in alternation, so the load hits both"
     )
+
+
+def test_probe_shifts_measure_the_machine_against_the_timeline():
+    from perf.analysis.interference import probe_shifts
+
+    quiet = [1.00, 1.01, 0.99, 1.00]
+    slow = [1.05, 1.06, 1.04, 1.05]
+    shifts = probe_shifts([quiet, quiet, slow, quiet, [], quiet])
+    assert shifts[0] == shifts[1] == pytest.approx(0.0, abs=1e-12)
+    assert shifts[2] == pytest.approx(math.log(1.05), rel=0.02)
+    assert shifts[4] == 0.0  # not recorded: no correction
+    # a shift within the probe's own noise is hardly corrected
+    noisy = [0.8, 1.25, 0.9, 1.1]
+    assert abs(probe_shifts([quiet, quiet, [value * 1.01 for value in noisy], quiet])[2]) < 0.005
+    # fewer than two recordings with probes: nothing to compare with
+    assert probe_shifts([quiet, [], []]) == [0.0, 0.0, 0.0]

@@ -12,6 +12,7 @@ import pytest
 
 from perf.analysis import changepoints
 from perf.analysis.changepoints import CommitSummary, find_changes, recording_drift, summarize
+from perf.analysis.segments import split_threshold
 
 
 def commit(level, rng, processes=20, noise=0.02, drift=0.0):
@@ -80,7 +81,10 @@ def test_two_spikes_side_by_side_are_both_spikes():
 
 def test_a_change_that_reverts_later_is_two_changes():
     found = find_changes(timeline([1.0] * 20 + [1.05] * 6 + [1.0] * 20))
-    assert [(change.position, change.comparison.verdict) for change in found.changes] == [(20, "slower"), (26, "faster")]
+    assert [(change.position, change.comparison.verdict) for change in found.changes] == [
+        (20, "slower"),
+        (26, "faster"),
+    ]
 
 
 def test_two_commits_at_the_end_are_enough_one_is_not():
@@ -116,7 +120,9 @@ def test_a_commit_with_one_process_borrows_the_spread_of_the_others():
 
 
 def test_the_split_threshold_grows_with_the_timeline():
-    assert changepoints.split_threshold(300) > changepoints.split_threshold(60) > changepoints.split_threshold(10) > 2
+    assert split_threshold(300, 0.01) > split_threshold(60, 0.01) > split_threshold(10, 0.01) > 2
+    # a stretch is one test among many more
+    assert split_threshold(60, 0.01, tests=60 * 30) > split_threshold(60, 0.01)
 
 
 def drifting_machine(steps=(), commits=40, benchmarks=12, seed=3):

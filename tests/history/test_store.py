@@ -642,3 +642,21 @@ def test_two_copies_of_one_file_in_the_store(store_path, inputs):
 
 def test_recording_is_the_interface_tuple():
     assert Recording._fields == ("path", "sha256", "commit", "date", "timestamp", "branch", "machine", "added")
+
+
+def test_the_index_keeps_each_process_speed_probe(store_path, tmp_path):
+    def run(probe):
+        metadata = {"name": "b", "commit_id": "c" * 40}
+        if probe:
+            metadata.update(speed_probe_before=probe, speed_probe_after=probe * 1.21)
+        return perf.Run([1e-3, 1.1e-3], metadata=metadata, collect_metadata=False)
+
+    files.dump(perf.Benchmark([run(1e-4), run(2e-4)]), str(tmp_path / "probed.json"))
+    files.dump(perf.Benchmark([run(1e-4), run(None)]), str(tmp_path / "partly.json"))
+    with HistoryStore.open_or_create(store_path) as store:
+        store.add([str(tmp_path / "probed.json")])
+        store.add([str(tmp_path / "partly.json")], commit="d" * 40)
+        probed, partly = store.points()
+    assert probed.probes == pytest.approx((1.1e-4, 2.2e-4))
+    # a probe missing from one process: none is kept
+    assert partly.probes == ()

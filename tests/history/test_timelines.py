@@ -24,6 +24,7 @@ class Point(NamedTuple):
     unit: str
     recording: Recording
     process_means: tuple
+    probes: tuple = ()
 
 
 class FakeStore:
@@ -150,3 +151,24 @@ def test_recordings_of_one_commit_are_pooled():
     assert len(timeline.commits) == 12
     assert timeline.commits[3].processes == 20
     assert timeline.commits[3].recordings == 2
+
+
+def test_the_speed_probe_takes_the_machine_out_of_a_single_benchmark():
+    """One benchmark, the machine 4 % slower for five recordings in a row:
+    without probes that is a change (and its revert); the probes of those
+    processes ran 4 % slower too, so it is the machine."""
+    rng = random.Random(4)
+    points = []
+    for index in range(30):
+        machine = 1.04 if 10 <= index < 15 else 1.0
+        recording = Recording(f"r{index}", commit_id(index), None, "m")
+        means = tuple(0.01 * machine * (1 + rng.gauss(0.0, 0.01)) for _ in range(20))
+        probes = tuple(1e-3 * machine * (1 + rng.gauss(0.0, 0.005)) for _ in range(20))
+        points.append((recording, means, probes))
+    without = FakeStore([Point("b", "second", recording, means) for recording, means, _ in points])
+    assert [change.index for change in timelines(without)[0].changes] == [10, 15]
+    with_probes = FakeStore([Point("b", "second", recording, means, probes) for recording, means, probes in points])
+    (timeline,) = timelines(with_probes)
+    assert timeline.changes == ()
+    # the points shown are the measurements as recorded
+    assert timeline.commits[12].mean == pytest.approx(0.0104, rel=0.01)

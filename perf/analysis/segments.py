@@ -1,0 +1,166 @@
+"""Binary segmentation of a timeline: where its level steps.
+
+The search of :mod:`perf.analysis.changepoints` (see there for the model):
+the best split of a segment (:func:`best_split`), or when no single split
+stands out, the best stretch that differs from the commits around it (a
+change that reverted: :func:`best_epidemic`), each kept beyond a Bonferroni
+threshold (:func:`split_threshold`); then the splits that do not hold
+between their final neighbours are dropped (:func:`prune`).
+
+*levels* are the commits' log levels, *weights* the inverse of their
+variance (process error plus drift between recordings).
+
+Must not: format text or print.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from perf.analysis.distributions import normal_ppf
+from perf.analysis.student_t_quantile import student_t_ppf
+
+#: fewest commits of a segment: a busy machine hits a benchmark in two
+#: recordings in a row far more often than in three
+MIN_SEGMENT = 3
+#: fewest commits after the last change: the newest commits are all there
+#: is to say whether a change happened
+MIN_EDGE_SEGMENT = 2
+#: the longest stretch tried as a change that reverted (a longer one is
+#: found by a single split)
+LONGEST_STRETCH = 30
+
+
+def weighted(levels: Sequence[float], weights: Sequence[float], indexes: Sequence[int]) -> tuple[float, float]:
+    """(weighted mean, its variance) of the commits *indexes*."""
+    total = sum(weights[i] for i in indexes)
+    return sum(weights[i] * levels[i] for i in indexes) / total, 1.0 / total
+
+
+def shortest(stop: int, count: int) -> tuple[int, int]:
+    """The fewest commits before and after a split of a segment ending at
+    *stop* in a timeline of *count* commits."""
+    return MIN_SEGMENT, (MIN_EDGE_SEGMENT if stop == count else MIN_SEGMENT)
+
+
+def best_split(levels: Sequence[float], weights: Sequence[float], start: int, stop: int) -> tuple[float, int]:
+    """(z, index) of the best split of ``[start, stop)`` (0, -1: none)."""
+    total_weight = sum(weights[start:stop])
+    total_sum = sum(w * y for w, y in zip(weights[start:stop], levels[start:stop]))
+    best = (0.0, -1)
+    left_weight = left_sum = 0.0
+    before, after = shortest(stop, len(levels))
+    for index in range(start, stop - after):
+        left_weight += weights[index]
+        left_sum += weights[index] * levels[index]
+        if index + 1 - start < before:
+            continue
+        right_weight = total_weight - left_weight
+        difference = (total_sum - left_sum) / right_weight - left_sum / left_weight
+        z = abs(difference) / math.sqrt(1.0 / left_weight + 1.0 / right_weight)
+        if z > best[0]:
+            best = (z, index + 1)
+    return best
+
+
+def best_epidemic(
+    levels: Sequence[float], weights: Sequence[float], bounds: tuple[int, int], longest: int
+) -> tuple[float, int, int]:
+    """(z, first, stop) of the stretch ``[first, stop)`` of at most
+    *longest* commits inside ``bounds`` that differs most from the commits
+    around it (0, -1, -1: none): a change that reverted, which a single
+    split sees only diluted."""
+    start, end = bounds
+    cumulative_weight, cumulative_sum = [0.0], [0.0]
+    for index in range(start, end):
+        cumulative_weight.append(cumulative_weight[-1] + weights[index])
+        cumulative_sum.append(cumulative_sum[-1] + weights[index] * levels[index])
+    total_weight, total_sum = cumulative_weight[-1], cumulative_sum[-1]
+    after = shortest(end, len(levels))[1]
+    best = (0.0, -1, -1)
+    for first in range(MIN_SEGMENT, end - start - MIN_SEGMENT - after + 1):
+        for stop in range(first + MIN_SEGMENT, min(first + longest, end - start - after) + 1):
+            inside_weight = cumulative_weight[stop] - cumulative_weight[first]
+            inside_sum = cumulative_sum[stop] - cumulative_sum[first]
+            outside_weight = total_weight - inside_weight
+            difference = inside_sum / inside_weight - (total_sum - inside_sum) / outside_weight
+            z = abs(difference) / math.sqrt(1.0 / inside_weight + 1.0 / outside_weight)
+            if z > best[0]:
+                best = (z, start + first, start + stop)
+    return best
+
+
+def segment(levels: Sequence[float], weights: Sequence[float], thresholds: tuple[float, float]) -> list[int]:
+    """The split points of binary segmentation (sorted); *thresholds*: of
+    a split, and of a stretch of at most :data:`LONGEST_STRETCH` commits."""
+    splits: list[int] = []
+    pending = [(0, len(levels))]
+    while pending:
+        start, stop = pending.pop()
+        if stop - start < sum(shortest(stop, len(levels))):
+            continue
+        z, index = best_split(levels, weights, start, stop)
+        if z > thresholds[0]:
+            splits.append(index)
+            pending += [(start, index), (index, stop)]
+            continue
+        z, first, end = best_epidemic(levels, weights, (start, stop), LONGEST_STRETCH)
+        if z > thresholds[1]:
+            splits += [first, end]
+            pending += [(start, first), (first, end), (end, stop)]
+    return sorted(splits)
+
+
+def split_score(
+    levels: Sequence[float], weights: Sequence[float], bounds: tuple[int, int, int]
+) -> tuple[float, float, bool]:
+    """(z, log ratio, whether most commits of each side are on their side
+    of the midpoint) of the split at ``bounds[1]`` between its neighbours.
+
+    The last test keeps one far commit from making a change of a short
+    segment by its weight in the mean: two commits at the end, one normal
+    and one hit by a load spike, have a mean far from the others, but half
+    of them is not a change."""
+    start, split, stop = bounds
+    before, before_error = weighted(levels, weights, range(start, split))
+    after, after_error = weighted(levels, weights, range(split, stop))
+    middle, up = (before + after) / 2, after > before
+    agree = 2 * sum((levels[i] < middle) == up for i in range(start, split)) > split - start
+    agree = agree and 2 * sum((levels[i] > middle) == up for i in range(split, stop)) > stop - split
+    return abs(after - before) / math.sqrt(before_error + after_error), after - before, agree
+
+
+def prune(
+    levels: Sequence[float], weights: Sequence[float], splits: list[int], threshold: float, band: float
+) -> list[int]:
+    """Drop, weakest first, the splits that do not hold between their final
+    neighbours (z under *threshold*, a ratio within the margin, or sides
+    made by a few far commits)."""
+    while splits:
+        bounds = [0, *splits, len(levels)]
+        scores = [
+            split_score(levels, weights, (bounds[k - 1], bounds[k], bounds[k + 1])) for k in range(1, len(bounds) - 1)
+        ]
+        failing = [
+            (z, k) for k, (z, shift, agree) in enumerate(scores) if z <= threshold or abs(shift) < band or not agree
+        ]
+        if not failing:
+            break
+        del splits[min(failing)[1]]
+    return splits
+
+
+def split_threshold(count: int, family_rate: float, drift_share: float = 0.0, tests: int = 0) -> float:
+    """The z a split of a timeline of *count* commits must exceed, among
+    *tests* tried (default: its ``count - 1`` splits).
+
+    *drift_share*: the share of a commit's variance that is the drift
+    between recordings, itself estimated from the ``count - 1`` differences:
+    the quantile is Student's t with Satterthwaite's degrees of freedom
+    ``(count - 2) / drift_share²`` (the normal one when the processes'
+    own, well known, noise is all there is)."""
+    probability = 1 - family_rate / (2 * max(1, tests or count - 1))
+    if drift_share <= 0 or count < 4:
+        return normal_ppf(probability)
+    return student_t_ppf(probability, (count - 2) / drift_share**2)
