@@ -47,7 +47,7 @@ from perf.history.git import Repository, short
 from perf.history.worktrees import BuildEvents, CommitMeasurer, MeasuredCommand, PairedMeans, parse_command
 
 #: rounds measured at most for one decision
-DEFAULT_MAX_ROUNDS = 3
+DEFAULT_MAX_ROUNDS = 4
 
 #: verdicts of a step
 GOOD = "good"

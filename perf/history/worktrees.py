@@ -25,10 +25,11 @@ from perf.errors import UsageError, WorkerError
 from perf.history.git import Repository, build, short
 
 if TYPE_CHECKING:
-    from perf.measure.options import RunMode
+    from perf.measure.options import RunMode, RunOptions
     from perf.measure.plan import RunPlan
     from perf.measure.session import Session
     from perf.measure.sides import Side
+    from perf.model.benchmark import Benchmark
 
 #: the default budget of one session: pairs of processes, values per process
 DEFAULT_PROCESSES = 10
@@ -120,6 +121,17 @@ def _which(name: str) -> str:
     return shutil.which(name) or ""
 
 
+def pinned_loops(options: RunOptions, results: Sequence[Sequence[Benchmark]]) -> RunOptions:
+    """*options* with the loops the reference side of a session's *results*
+    calibrated, when its benchmarks agree on one count: each side of a
+    session calibrates its own loops, and two commits timed with different
+    loop counts differ by the loop's overhead, not only by their code."""
+    loops = {int(benchmarks[0].get_loops()) for benchmarks in results if benchmarks[0].get_runs()}
+    if options.loops or len(loops) != 1:
+        return options
+    return options._replace(loops=loops.pop())
+
+
 class CommitMeasurer:
     """Worktrees of commits (checked out and built once) and interleaved
     sessions between them: ``with CommitMeasurer(...) as measurer:``."""
@@ -138,6 +150,9 @@ class CommitMeasurer:
         self._stack = contextlib.ExitStack()
         self._worktrees: dict[str, tuple[contextlib.ExitStack, Side]] = {}
         self._locked: Session | None = None
+        #: the options of every session after the first: its calibrated
+        #: loops pinned (None: not known yet)
+        self._pinned: RunOptions | None = None
 
     def __enter__(self) -> CommitMeasurer:
         return self
@@ -183,13 +198,15 @@ class CommitMeasurer:
         def add_extra(command: list[str], namespace: argparse.Namespace) -> None:
             command.extend(extra)
 
-        plan = RunPlan(self.command.plan.options, sides, {})
+        plan = RunPlan(self._pinned or self.command.plan.options, sides, {})
         session = Session(plan, add_cmdline_args=add_extra, lock_command=("perf", "bisect"))
         if self._locked is None:
             session.lock()  # held by this process until it exits
             self._locked = session
         names = session.list_benchmarks()
         results = session.run(list(enumerate(names)))
+        if self._pinned is None:
+            self._pinned = pinned_loops(self.command.plan.options, results)
         paired: list[tuple[str, Sequence[float], Sequence[float]]] = []
         for name, (reference_result, changed_result) in zip(names, results):
             pairs = paired_process_means(reference_result, changed_result)

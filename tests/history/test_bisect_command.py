@@ -57,3 +57,27 @@ def test_python_relative_to_the_worktree_is_kept_for_later():
 def test_refused(args, message):
     with pytest.raises(UsageError, match=message):
         parse_command(args)
+
+
+def loops_result(*loops):
+    """One session's results: a benchmark per loop count, reference side
+    first."""
+    import perf
+
+    def benchmark(count):
+        return perf.Benchmark(
+            [perf.Run([1e-3], metadata={"name": f"b{count}", "loops": count}, collect_metadata=False)]
+        )
+
+    return [(benchmark(count), benchmark(count * 2)) for count in loops]
+
+
+def test_the_first_session_pins_the_loops_of_the_reference():
+    from perf.history.worktrees import pinned_loops
+
+    options = parse_command(["bench.py"]).plan.options
+    assert pinned_loops(options, loops_result(64)).loops == 64
+    # benchmarks with different loop counts keep their own calibration
+    assert pinned_loops(options, loops_result(64, 128)).loops == 0
+    # as do loops given on the command line
+    assert pinned_loops(parse_command(["bench.py", "-l", "8"]).plan.options, loops_result(64)).loops == 8
