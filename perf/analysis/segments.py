@@ -27,6 +27,9 @@ MIN_SEGMENT = 3
 #: fewest commits after the last change: the newest commits are all there
 #: is to say whether a change happened
 MIN_EDGE_SEGMENT = 2
+#: a segment shorter than this must have all its commits on its side of
+#: the midpoint between the levels (longer ones: most of them)
+STRICT_BELOW = 5
 #: the longest stretch tried as a change that reverted (a longer one is
 #: found by a single split)
 LONGEST_STRETCH = 30
@@ -126,9 +129,17 @@ def split_score(
     before, before_error = weighted(levels, weights, range(start, split))
     after, after_error = weighted(levels, weights, range(split, stop))
     middle, up = (before + after) / 2, after > before
-    agree = 2 * sum((levels[i] < middle) == up for i in range(start, split)) > split - start
-    agree = agree and 2 * sum((levels[i] > middle) == up for i in range(split, stop)) > stop - split
+    agree = _on_their_side(levels, range(start, split), middle, not up)
+    agree = agree and _on_their_side(levels, range(split, stop), middle, up)
     return abs(after - before) / math.sqrt(before_error + after_error), after - before, agree
+
+
+def _on_their_side(levels: Sequence[float], indexes: range, middle: float, above: bool) -> bool:
+    """Whether most commits of a segment (all of a short one) are on its
+    side of *middle*: two load spikes among three commits are not a
+    change of three commits."""
+    count = sum((levels[i] > middle) == above for i in indexes)
+    return count == len(indexes) if len(indexes) < STRICT_BELOW else 2 * count > len(indexes)
 
 
 def prune(

@@ -176,3 +176,13 @@ def test_a_step_of_every_benchmark_is_not_taken_for_drift():
 def test_recordings_with_few_benchmarks_get_no_drift():
     table, _ = drifting_machine(benchmarks=changepoints.MIN_BENCHMARKS - 1)
     assert recording_drift(table, [f"r{i}" for i in range(40)]) == {}
+
+
+def test_two_spikes_among_three_commits_are_not_a_change(monkeypatch):
+    levels = [1.0] * 40
+    levels[20] = levels[22] = 1.06
+    commits = timeline(levels, drift=0.01, seed=1)
+    assert find_changes(commits).changes == ()
+    # the rule that holds it: a short segment needs all its commits on its side
+    monkeypatch.setattr("perf.analysis.segments.STRICT_BELOW", 0)
+    assert find_changes(commits).changes != ()
