@@ -161,6 +161,9 @@ class CommitMeasurer:
         for stack, _ in self._worktrees.values():
             stack.close()
         self._worktrees.clear()
+        if self._locked is not None:
+            self._locked.unlock()
+            self._locked = None
 
     def side(self, commit: str) -> Side:
         """The side of *commit*: its worktree (checked out and built now)."""
@@ -201,7 +204,7 @@ class CommitMeasurer:
         plan = RunPlan(self._pinned or self.command.plan.options, sides, {})
         session = Session(plan, add_cmdline_args=add_extra, lock_command=("perf", "bisect"))
         if self._locked is None:
-            session.lock()  # held by this process until it exits
+            session.lock()  # held until the measurer exits
             self._locked = session
         names = session.list_benchmarks()
         results = session.run(list(enumerate(names)))

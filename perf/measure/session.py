@@ -152,7 +152,15 @@ class Session:
                 f"another benchmark is running on CPU {cpu_text} ({holders[0].describe()}): wait for it to "
                 "finish, or use --lock wait"
             )
-        self._lock = lock  # held until exit
+        self._lock = lock  # held until exit, or unlock()
+
+    def unlock(self) -> None:
+        """Release the lock :meth:`lock` took (a process that starts
+        another session later, such as ``history changes --confirm`` with
+        one session per pair of commits, must not wait for itself)."""
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def list_benchmarks(self) -> list[str]:
         """The benchmarks a bench script declares, listed by a worker of the

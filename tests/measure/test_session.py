@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from helpers import runner_namespace
 
+from perf.errors import CpuBusyError
 from perf.measure.options import GivenBudget
 from perf.measure.plan import prepare_run
 from perf.measure.session import Session, SessionEvents
@@ -45,6 +46,21 @@ def test_the_lock_is_skipped_with_lock_none_and_taken_once(tmp_path, monkeypatch
     session.lock()
     session.lock()
     assert taken == [((0,), ("python3", "bench.py"))]
+
+
+def test_a_second_session_of_the_process_can_lock_after_unlock(tmp_path, monkeypatch):
+    """history changes --confirm runs one session per pair of commits: the
+    real lock file, held by the first, must be free for the second."""
+    monkeypatch.setenv("PERF_LOCK_DIR", str(tmp_path / "locks"))
+    first = Session(plan_of(["--affinity", "0", "--lock", "fail"]))
+    first.lock()
+    with pytest.raises(CpuBusyError):
+        Session(plan_of(["--affinity", "0", "--lock", "fail"])).lock()
+    first.unlock()
+    first.unlock()  # twice is harmless
+    second = Session(plan_of(["--affinity", "0", "--lock", "fail"]))
+    second.lock()
+    second.unlock()
 
 
 def test_a_busy_cpu_with_lock_fail_is_an_error_naming_the_holder(monkeypatch):
