@@ -6,8 +6,10 @@ The change points of a store come from recordings made on different days;
 commit after it again, interleaved on this machine in the same minutes
 (:func:`perf.history.bisect.compare_commits`: two worktrees, paired
 processes), and keeps only the changes the re-measurement shows too: its
-interval excludes 1, on the same side.  Each pair of commits is measured
-once, whatever the number of its benchmarks that changed.  One line per
+interval excludes 1, on the same side.  A pair whose interval is
+inconclusive is measured again, up to :data:`MAX_ROUNDS` sessions pooled;
+each pair of commits is measured once, whatever the number of its
+benchmarks that changed.  One line per
 change on standard error says what the re-measurement found; standard
 output keeps the table (or the ``--json`` list) of the confirmed changes.
 
@@ -26,6 +28,10 @@ from perf.errors import UsageError
 if TYPE_CHECKING:
     from perf.analysis.compare import Comparison
     from perf.history.timelines import Change, Timeline
+
+
+#: sessions measured at most for one pair of commits while inconclusive
+MAX_ROUNDS = 3
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,13 +61,18 @@ def check(args: argparse.Namespace) -> None:
 
 
 def _verdict(change: Change, comparison: Comparison | None) -> tuple[bool, str]:
+    from perf.analysis.compare import INCONCLUSIVE
     from perf.render.history import format_ratio, format_ratio_interval
 
     if comparison is None:
         return False, "not measured by the command (no benchmark of that name)"
     measured = f"re-measured {format_ratio(comparison.ratio)} {format_ratio_interval(comparison.low, comparison.high)}"
     same_side = comparison.low > 1 if change.direction == "slower" else comparison.high < 1
-    return same_side, f"{measured}: {'confirmed' if same_side else 'not confirmed'}"
+    if same_side:
+        return True, f"{measured}: confirmed"
+    if comparison.verdict == INCONCLUSIVE:
+        return False, f"{measured}: inconclusive, not reported (measure it with a larger budget)"
+    return False, f"{measured}: not confirmed"
 
 
 def confirm(args: argparse.Namespace, found: Sequence[Timeline]) -> list[Timeline]:
@@ -80,7 +91,7 @@ def confirm(args: argparse.Namespace, found: Sequence[Timeline]) -> list[Timelin
         if pair not in measured:
             print(f"Measuring {short(change.before)} and {short(change.after)} interleaved...", file=sys.stderr)
             measured[pair] = compare_commits(
-                repository, *pair, args.trailing, python=args.python, build_command=args.build
+                repository, *pair, args.trailing, python=args.python, build_command=args.build, max_rounds=MAX_ROUNDS
             )
         confirmed, text = _verdict(change, measured[pair].get(change.benchmark))
         print(f"{change.benchmark} on {change.machine}, {short(change.after)}: {text}", file=sys.stderr)

@@ -267,12 +267,23 @@ def compare_commits(
     python: str | None = None,
     build_command: str | None = None,
     events: BisectEvents | None = None,
+    max_rounds: int = 1,
 ) -> dict[str, Comparison]:
     """Measure the revisions *before* and *after* interleaved (``ARGS``:
     *args*) and compare each benchmark, *after* against *before* (paired:
-    above 1, *after* is slower)."""
+    above 1, *after* is slower); while a comparison is inconclusive,
+    measure another round and pool it, up to *max_rounds*."""
     before, after = repository.resolve(before), repository.resolve(after)
     command = parse_command(args, python)
+    pooled: dict[str, tuple[list[float], list[float]]] = {}
+    comparisons: dict[str, Comparison] = {}
     with CommitMeasurer(repository, command, build_command, events) as measurer:
-        paired = measurer.measure(before, after)
-    return {name: compare_paired_process_means(reference, changed) for name, reference, changed in paired}
+        for _ in range(max_rounds):
+            for name, reference, changed in measurer.measure(before, after):
+                pool = pooled.setdefault(name, ([], []))
+                pool[0].extend(reference)
+                pool[1].extend(changed)
+            comparisons = {name: compare_paired_process_means(*pool) for name, pool in pooled.items()}
+            if all(comparison.verdict != INCONCLUSIVE for comparison in comparisons.values()):
+                break
+    return comparisons

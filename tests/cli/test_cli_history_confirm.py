@@ -90,8 +90,8 @@ def measured(monkeypatch, store, repo):
     monkeypatch.setattr("perf.history.timelines.timelines", lambda *args, **kwargs: list(found))
     calls = []
 
-    def compare_commits(repository, before, after, args, *, python=None, build_command=None, events=None):
-        calls.append((before, after, list(args), python, build_command))
+    def compare_commits(repository, before, after, args, *, python=None, build_command=None, events=None, max_rounds=1):
+        calls.append((before, after, list(args), python, build_command, max_rounds))
         return {"up": paired(1.08), "flat": paired(1.0)}
 
     monkeypatch.setattr("perf.history.bisect.compare_commits", compare_commits)
@@ -105,12 +105,23 @@ def test_confirm_keeps_the_changes_measured_again(store, repo, measured, capsys)
     assert [change["benchmark"] for change in json.loads(out)] == ["up"]
     _, calls = measured
     # one measurement for the two benchmarks of the same pair of commits
-    assert calls == [(ids[0], ids[1], ["bench.py", "-p", "4"], None, None)]
+    assert calls == [(ids[0], ids[1], ["bench.py", "-p", "4"], None, None, 3)]
     lines = err.splitlines()
     assert lines[0] == f"Measuring {ids[0][:10]} and {ids[1][:10]} interleaved..."
     assert lines[1].startswith(f"up on m1, {ids[1][:10]}: re-measured 1.08")
     assert lines[1].endswith(": confirmed")
     assert lines[2].endswith(": not confirmed")
+
+
+def test_an_inconclusive_measurement_is_not_reported(store, repo, measured, monkeypatch, capsys):
+    path, _ = repo
+    wide = compare_paired_process_means([1.0, 1.2, 0.9, 1.1], [1.1, 1.0, 1.05, 1.15])
+    assert wide.verdict == "inconclusive"
+    monkeypatch.setattr("perf.history.bisect.compare_commits", lambda *args, **kwargs: {"up": wide, "flat": wide})
+    status, out, err = run(capsys, "changes", store, "--confirm", "--repo", path, "--", "bench.py")
+    assert status == 0
+    assert err.count("inconclusive, not reported (measure it with a larger budget)") == 2
+    assert "No change" in out
 
 
 def test_a_benchmark_the_command_does_not_measure_is_not_confirmed(store, repo, measured, monkeypatch, capsys):
