@@ -31,9 +31,9 @@ def add_arguments(action: str, parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from perf.cli.history_store import adding_to
     from perf.history.git import Repository, short
     from perf.history.record import RecordEvents, RecordOptions, check_args, record
-    from perf.history.store import HistoryStore
 
     command = check_args(args.trailing)
     repository = Repository(args.repo)
@@ -48,6 +48,6 @@ def run(args: argparse.Namespace) -> int:
                 print(f"Recorded {short(commit)} {recording.date or ''}: {recording.path}", flush=True)
 
     options = RecordOptions(args.python, args.build, args.machine, args.branch)
-    with HistoryStore.open_or_create(args.store) as store:
+    with adding_to(args.store) as store:
         record(store, repository, commits, command, options=options, events=Events())
     return 0

@@ -16,7 +16,8 @@ The text is :mod:`perf.render.history`'s; the timelines come from
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Sequence
+import contextlib
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from perf.errors import UsageError
 
@@ -80,27 +81,36 @@ def check_selection(store: HistoryStore, benchmarks: Sequence[str] | None, machi
                 raise UsageError(f"unknown benchmark: {name}{_close_names(name, names, 'benchmarks')}")
 
 
-def _add(args: argparse.Namespace) -> list[str]:
+@contextlib.contextmanager
+def adding_to(path: str) -> Iterator[HistoryStore]:
+    """The store *path*, created when missing or empty; a command that
+    creates it and then fails leaves no empty store behind."""
     import os
 
     from perf.history.store import MARKER, HistoryStore, discard_if_empty
+
+    folder_existed = os.path.exists(path)
+    creating = not os.path.exists(os.path.join(path, MARKER))
+    try:
+        with HistoryStore.open_or_create(path) as store:
+            yield store
+    except BaseException:
+        if creating:
+            discard_if_empty(path, remove_folder=not folder_existed)
+        raise
+
+
+def _add(args: argparse.Namespace) -> list[str]:
     from perf.render.history import format_added
 
-    folder_existed = os.path.exists(args.store)
-    creating = not os.path.exists(os.path.join(args.store, MARKER))
-    try:
-        with HistoryStore.open_or_create(args.store) as store:
-            recordings = store.add(
-                args.filenames, commit=args.commit, date=args.date, branch=args.branch, machine=args.machine
-            )
-            return [
-                format_added(filename, recording, store.benchmark_count(recording))
-                for filename, recording in zip(args.filenames, recordings)
-            ]
-    except BaseException:
-        if creating:  # a failed add leaves no empty store behind
-            discard_if_empty(args.store, remove_folder=not folder_existed)
-        raise
+    with adding_to(args.store) as store:
+        recordings = store.add(
+            args.filenames, commit=args.commit, date=args.date, branch=args.branch, machine=args.machine
+        )
+        return [
+            format_added(filename, recording, store.benchmark_count(recording))
+            for filename, recording in zip(args.filenames, recordings)
+        ]
 
 
 def _reindex(args: argparse.Namespace) -> list[str]:

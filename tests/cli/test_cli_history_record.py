@@ -113,6 +113,8 @@ def test_a_failing_build(repo, tmp_path, capsys, runs):
     assert status == 1
     assert err.startswith(f"ERROR: {repo.commits[-1][:10]}: the build 'exit 4' failed with exit status 4")
     assert runs == []
+    # the store it would have created is not left behind, empty
+    assert not (tmp_path / "s").exists()
 
 
 def test_python_missing_in_the_worktree(repo, tmp_path, capsys, runs):
