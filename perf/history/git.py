@@ -183,25 +183,40 @@ class Worktree:
         self.path = None
 
 
+def run_in(worktree: str, command: str | Sequence[str], env: dict[str, str] | None = None) -> tuple[int, str]:
+    """(exit status, output) of *command* run in *worktree* (a string: a
+    shell command), standard error with standard output, no input;
+    OSError when it cannot start."""
+    completed = subprocess.run(
+        command,
+        shell=isinstance(command, str),
+        cwd=worktree,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        check=False,
+    )
+    return completed.returncode, completed.stdout
+
+
+def output_tail(output: str, count: int) -> str:
+    """``; last lines of its output:`` and the last *count* lines of
+    *output*, indented (empty without output): the end of an error."""
+    lines = output.rstrip().splitlines()[-count:]
+    return "; last lines of its output:\n" + "\n".join("    " + line for line in lines) if lines else ""
+
+
 def build(worktree: str, command: str, commit: str) -> None:
     """Run the shell *command* in *worktree* (the checkout of *commit*);
     BuildError naming the commit, the command, its exit status and the
     last lines of its output when it fails."""
     try:
-        completed = subprocess.run(
-            command,
-            shell=True,
-            cwd=worktree,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-            check=False,
-        )
+        status, output = run_in(worktree, command)
     except OSError as exc:
         raise BuildError(f"{short(commit)}: cannot run the build {command!r}: {exc.strerror or exc}") from None
-    if completed.returncode != 0:
-        lines = completed.stdout.rstrip().splitlines()[-BUILD_TAIL_LINES:]
-        tail = "; last lines of its output:\n" + "\n".join("    " + line for line in lines) if lines else ""
-        raise BuildError(f"{short(commit)}: the build {command!r} failed with exit status {completed.returncode}{tail}")
+    if status != 0:
+        tail = output_tail(output, BUILD_TAIL_LINES)
+        raise BuildError(f"{short(commit)}: the build {command!r} failed with exit status {status}{tail}")

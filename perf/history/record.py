@@ -16,11 +16,10 @@ Must not: print or exit (each revision is reported through
 from __future__ import annotations
 
 import os
-import subprocess
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from perf.errors import PerfError, UsageError
-from perf.history.git import Repository, build, short
+from perf.history.git import Repository, build, output_tail, run_in, short
 from perf.history.worktrees import worktree_python
 
 if TYPE_CHECKING:
@@ -73,27 +72,14 @@ def run_command(worktree: str, command: list[str], commit: str) -> None:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([worktree, *filter(None, [env.get("PYTHONPATH")])])
     try:
-        completed = subprocess.run(
-            command,
-            cwd=worktree,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-            check=False,
-        )
+        status, output = run_in(worktree, command, env)
     except OSError as exc:
         raise PerfError(f"{short(commit)}: cannot run {command[0]}: {exc.strerror or exc}") from None
-    if completed.returncode != 0:
+    if status != 0:
         import shlex
 
-        lines = completed.stdout.rstrip().splitlines()[-RUN_TAIL_LINES:]
-        tail = "; last lines of its output:\n" + "\n".join("    " + line for line in lines) if lines else ""
-        raise PerfError(
-            f"{short(commit)}: {shlex.join(command[1:])} failed with exit status {completed.returncode}{tail}"
-        )
+        tail = output_tail(output, RUN_TAIL_LINES)
+        raise PerfError(f"{short(commit)}: {shlex.join(command[1:])} failed with exit status {status}{tail}")
 
 
 def record_commit(
