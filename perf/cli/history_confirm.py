@@ -5,8 +5,9 @@ The change points of a store come from recordings made on different days;
 ``--confirm`` measures the last commit before each change and the first
 commit after it again, interleaved on this machine in the same minutes
 (:func:`perf.history.bisect.compare_commits`: two worktrees, paired
-processes), and keeps only the changes the re-measurement shows too: its
-interval excludes 1, on the same side.  A pair whose interval is
+processes), and keeps only the changes the re-measurement shows too: compare_to's
+verdict on the pairs is the change's direction (the whole interval beyond
+the 1 % margin, on the same side).  A pair whose interval is
 inconclusive is measured again, up to :data:`MAX_ROUNDS` sessions pooled;
 each pair of commits is measured once, whatever the number of its
 benchmarks that changed.  One line per
@@ -67,8 +68,7 @@ def _verdict(change: Change, comparison: Comparison | None) -> tuple[bool, str]:
     if comparison is None:
         return False, "not measured by the command (no benchmark of that name)"
     measured = f"re-measured {format_ratio(comparison.ratio)} {format_ratio_interval(comparison.low, comparison.high)}"
-    same_side = comparison.low > 1 if change.direction == "slower" else comparison.high < 1
-    if same_side:
+    if comparison.verdict == change.direction:
         return True, f"{measured}: confirmed"
     if comparison.verdict == INCONCLUSIVE:
         return False, f"{measured}: inconclusive, not reported (measure it with a larger budget)"

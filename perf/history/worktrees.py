@@ -121,6 +121,10 @@ def _which(name: str) -> str:
     return shutil.which(name) or ""
 
 
+def _loops(benchmark: Benchmark) -> int:
+    return int(benchmark.get_loops()) if benchmark.get_runs() else 0
+
+
 def pinned_loops(options: RunOptions, results: Sequence[Sequence[Benchmark]]) -> RunOptions:
     """*options* with the loops the reference side of a session's *results*
     calibrated, when its benchmarks agree on one count: each side of a
@@ -210,6 +214,10 @@ class CommitMeasurer:
         results = session.run(list(enumerate(names)))
         if self._pinned is None:
             self._pinned = pinned_loops(self.command.plan.options, results)
+            if self._pinned.loops and any(_loops(result[0]) != _loops(result[1]) for result in results):
+                # the two sides calibrated different loops: measure again,
+                # both with the reference's
+                return self.measure(reference, changed)
         paired: list[tuple[str, Sequence[float], Sequence[float]]] = []
         for name, (reference_result, changed_result) in zip(names, results):
             pairs = paired_process_means(reference_result, changed_result)

@@ -72,7 +72,7 @@ def test_confirm_keeps_the_real_change_only(tmp_path):
         *TINY,
     )
     assert confirmed.returncode == 0, confirmed.stderr
-    assert [change["after"] for change in json.loads(confirmed.stdout)] == [repo.commits[4]]
+    assert [change["after"] for change in json.loads(confirmed.stdout)] == [repo.commits[4]], confirmed.stderr
     lines = confirmed.stderr.splitlines()
     assert [line for line in lines if line.startswith("Measuring ")] == [lines[0], lines[2]]
     assert lines[1].endswith(": confirmed")
