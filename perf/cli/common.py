@@ -20,8 +20,8 @@ from perf.render.units import format_datetime, format_seconds
 from perf.storage import files
 
 
-def add_input_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("filenames", metavar="FILE", nargs="+", help="result file (.json, .json.gz, - for stdin)")
+def add_benchmark_argument(parser: argparse.ArgumentParser) -> None:
+    """``-b NAME`` / ``--benchmark NAME`` (repeatable): ``args.benchmarks``."""
     parser.add_argument(
         "-b",
         "--benchmark",
@@ -30,6 +30,11 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         help="only this benchmark (repeatable)",
     )
+
+
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("filenames", metavar="FILE", nargs="+", help="result file (.json, .json.gz, - for stdin)")
+    add_benchmark_argument(parser)
 
 
 #: lines written at once by print_lines(): a few KB, less than a pipe holds,

@@ -35,7 +35,7 @@ from typing import Sequence
 
 from perf.analysis import compare
 from perf.analysis.suites import SuiteComparison, compare_suites
-from perf.cli.common import filename_titles, load_suites, print_lines, select_benchmarks
+from perf.cli.common import add_benchmark_argument, filename_titles, load_suites, print_lines, select_benchmarks
 from perf.errors import UsageError
 from perf.model.suite import BenchmarkSuite
 from perf.render.compare_notes import comparison_error
@@ -51,9 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "filenames", metavar="FILE", nargs="+", help="the reference result file, then one or more changed ones"
     )
-    parser.add_argument(
-        "-b", "--benchmark", dest="benchmarks", metavar="NAME", action="append", help="only this benchmark (repeatable)"
-    )
+    add_benchmark_argument(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="hide hidden/ignored benchmark lists and warnings")
     parser.add_argument("-v", "--verbose", action="store_true", help="show every benchmark with its verdict")
     parser.add_argument(

@@ -32,12 +32,12 @@ __all__ = ["add_arguments", "load_timelines", "run"]
 
 
 def add_arguments(action: str, parser: argparse.ArgumentParser) -> None:
+    from perf.cli.common import add_benchmark_argument
+
     parser.epilog = 'The figure needs matplotlib: pip install matplotlib (or pip install ".[plot]" in a clone of perf).'
     parser.add_argument("store", metavar="STORE", help="the history store (a folder made by history add)")
     parser.add_argument("-o", "--output", metavar="OUTPUT", required=True, help="the figure to write: .png or .svg")
-    parser.add_argument(
-        "-b", "--benchmark", dest="benchmarks", metavar="NAME", action="append", help="only this benchmark (repeatable)"
-    )
+    add_benchmark_argument(parser)
     parser.add_argument("--machine", metavar="M", help="only the results of this machine")
     parser.add_argument("--replace", action="store_true", help="replace OUTPUT if it exists (atomically)")
 

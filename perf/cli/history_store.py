@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 
 def add_arguments(action: str, parser: argparse.ArgumentParser) -> None:
+    from perf.cli.common import add_benchmark_argument
+
     parser.add_argument("store", metavar="STORE", help="the history store (a folder)")
     if action == "add":
         parser.add_argument("filenames", metavar="FILE", nargs="+", help="result file (.json, .json.gz)")
@@ -38,14 +40,7 @@ def add_arguments(action: str, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--branch", metavar="NAME", help="the branch (default: the commit_branch metadata)")
         parser.add_argument("--machine", metavar="NAME", help="the machine (default: the hostname metadata)")
     if action in ("show", "changes"):
-        parser.add_argument(
-            "-b",
-            "--benchmark",
-            dest="benchmarks",
-            metavar="NAME",
-            action="append",
-            help="only this benchmark (repeatable)",
-        )
+        add_benchmark_argument(parser)
         parser.add_argument("--machine", metavar="NAME", help="only this machine")
     if action == "changes":
         from perf.cli import history_confirm

@@ -36,7 +36,7 @@ from typing import Sequence
 
 from perf.analysis import compare
 from perf.analysis.suites import NO_VALUES, SuiteComparison, compare_suites
-from perf.cli.common import filename_titles, load_suites
+from perf.cli.common import add_benchmark_argument, filename_titles, load_suites
 from perf.errors import ResultError, UsageError
 from perf.model.suite import BenchmarkSuite
 from perf.render.plots import canvas
@@ -67,9 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="distribution: histograms and densities of the values and process means; "
         "timeline: every value in run order; compare: ratios to the first file (default: %(default)s)",
     )
-    parser.add_argument(
-        "-b", "--benchmark", dest="benchmarks", metavar="NAME", action="append", help="only this benchmark (repeatable)"
-    )
+    add_benchmark_argument(parser)
     parser.add_argument(
         "--min-speed",
         metavar="PCT",

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from perf.analysis import compare
 from perf.analysis.suites import compare_suites
-from perf.cli.common import filename_titles, load_suites, select_benchmarks
+from perf.cli.common import add_benchmark_argument, filename_titles, load_suites, select_benchmarks
 from perf.cli.plot import wrote_line
 from perf.errors import UsageError
 from perf.model.suite import BenchmarkSuite
@@ -69,9 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o", "--output", metavar="REPORT", required=True, help="the HTML file to write (.html or .htm)"
     )
-    parser.add_argument(
-        "-b", "--benchmark", dest="benchmarks", metavar="NAME", action="append", help="only this benchmark (repeatable)"
-    )
+    add_benchmark_argument(parser)
     parser.add_argument(
         "--min-speed",
         metavar="PCT",
