@@ -256,6 +256,9 @@ def test_ctrl_c_stops_the_worker_without_traceback(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a suite started in the background of a shell (nohup ... &) ignores
+        # SIGINT, and children inherit that: the runner must see Ctrl-C
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
     )
     deadline = time.monotonic() + 30
     while not _processes_with(marker) and time.monotonic() < deadline:
