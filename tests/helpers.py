@@ -64,3 +64,17 @@ def module_imports(relative_path):
         elif isinstance(node, ast.ImportFrom) and node.module:
             imported.add(node.module)
     return imported
+
+
+def example_repo(path, commits, regression, slowdown=0.05):
+    """bench/example_repo.py's git repository in *path* (a pure-Python
+    checksum module, *regression*: the first commit made *slowdown*
+    slower); its ExampleRepo."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "example_repo", Path(__file__).resolve().parent.parent / "bench" / "example_repo.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build_example_repo(str(path), commits=commits, regression=regression, slowdown=slowdown)

@@ -4,12 +4,11 @@ worktrees, no worker)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import pathlib
 
 import pytest
+from helpers import example_repo
 
 from perf.analysis.compare import compare_paired_process_means
 from perf.cli.main import main
@@ -17,15 +16,10 @@ from perf.history.bisect import Step
 from perf.history.worktrees import CommitMeasurer
 from perf.render.bisect import format_answer, format_step
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
-    spec = importlib.util.spec_from_file_location("example_repo", ROOT / "bench" / "example_repo.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.build_example_repo(str(tmp_path_factory.mktemp("bisect") / "repo"), commits=8, regression=5)
+    return example_repo(tmp_path_factory.mktemp("bisect") / "repo", commits=8, regression=5)
 
 
 @pytest.fixture

@@ -3,25 +3,18 @@ revision, one-line errors (the measured command is a fake: no worker)."""
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-
 import pytest
+from helpers import example_repo
 
 import perf
 from perf.cli.main import main
 from perf.history import record as record_module
 from perf.history.store import HistoryStore
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
-    spec = importlib.util.spec_from_file_location("example_repo", ROOT / "bench" / "example_repo.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.build_example_repo(str(tmp_path_factory.mktemp("record") / "repo"), commits=4, regression=2)
+    return example_repo(tmp_path_factory.mktemp("record") / "repo", commits=4, regression=2)
 
 
 @pytest.fixture

@@ -4,11 +4,10 @@ writes a result file, so no worker runs)."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import pathlib
 import sys
 
+import helpers
 import pytest
 
 import perf
@@ -19,14 +18,9 @@ from perf.history.record import RecordEvents, RecordOptions, check_args, record
 from perf.history.store import HistoryStore
 from perf.history.worktrees import worktree_python
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
 
 def example_repo(path, commits=6, regression=3):
-    spec = importlib.util.spec_from_file_location("example_repo", ROOT / "bench" / "example_repo.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.build_example_repo(str(path), commits=commits, regression=regression)
+    return helpers.example_repo(path, commits, regression)
 
 
 @pytest.fixture

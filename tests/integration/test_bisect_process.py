@@ -3,13 +3,12 @@ repository (a 5x regression, so that a few tiny processes tell it)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import pathlib
 import subprocess
 import sys
 
+import helpers
 import pytest
 
 from perf.history.bisect import compare_commits
@@ -17,15 +16,11 @@ from perf.history.git import Repository
 
 pytestmark = pytest.mark.integration
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 TINY = ["-p", "4", "-n", "2", "--min-time", "0.005", "--clock", "cpu"]  # calibrated loops; CPU time: shared machines
 
 
 def example_repo(path, commits, regression):
-    spec = importlib.util.spec_from_file_location("example_repo", ROOT / "bench" / "example_repo.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.build_example_repo(str(path), commits=commits, regression=regression, slowdown=4.0)
+    return helpers.example_repo(path, commits, regression, slowdown=4.0)
 
 
 def test_bisect_names_the_first_bad_commit(tmp_path, monkeypatch):

@@ -5,14 +5,13 @@ wait for the lock of the first."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import pathlib
 import random
 import subprocess
 import sys
 
+import helpers
 import pytest
 
 import perf
@@ -20,15 +19,11 @@ from perf.storage import files
 
 pytestmark = pytest.mark.integration
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 TINY = ["-p", "2", "-n", "2", "--min-time", "0.005", "--clock", "cpu"]
 
 
 def example_repo(path, commits, regression):
-    spec = importlib.util.spec_from_file_location("example_repo", ROOT / "bench" / "example_repo.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.build_example_repo(str(path), commits=commits, regression=regression, slowdown=4.0)
+    return helpers.example_repo(path, commits, regression, slowdown=4.0)
 
 
 def perf_command(cwd, env_dir, *args):

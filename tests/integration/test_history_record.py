@@ -3,27 +3,22 @@ worktree (bench script or -m perf timeit), added to the store."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import pathlib
 import subprocess
 import sys
 
+import helpers
 import pytest
 
 from perf.history.store import HistoryStore
 
 pytestmark = pytest.mark.integration
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 TINY = ["-p", "2", "-n", "2", "--min-time", "0.005", "--clock", "cpu"]  # calibrated loops; CPU time: shared machines
 
 
 def example_repo(path, commits, regression):
-    spec = importlib.util.spec_from_file_location("example_repo", ROOT / "bench" / "example_repo.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.build_example_repo(str(path), commits=commits, regression=regression, slowdown=4.0)
+    return helpers.example_repo(path, commits, regression, slowdown=4.0)
 
 
 def record(cwd, env_dir, *args):
