@@ -227,19 +227,15 @@ def probe_shifts(probes: Sequence[Sequence[float]]) -> list[float]:
     those): the mean log probe against the timeline's median, times
     :func:`machine_weight`, so that a shift within the probe's own noise
     is hardly corrected (as :func:`compare_recordings` does for two)."""
-    levels: list[tuple[float, float] | None] = []
-    for values in probes:
+    levels: dict[int, tuple[float, float]] = {}  # recording -> (mean log, its squared error)
+    for index, values in enumerate(probes):
         logs = [math.log(value) for value in values if value > 0]
-        levels.append((math.fsum(logs) / len(logs), _variance(logs) / len(logs)) if len(logs) >= 2 else None)
-    known = [level for level, _ in (item for item in levels if item is not None)]
-    if len(known) < 2:
-        return [0.0] * len(probes)
-    reference = median(known)
-    shifts = []
-    for item in levels:
-        if item is None:
-            shifts.append(0.0)
-            continue
-        shift = item[0] - reference
-        shifts.append(machine_weight(shift, math.sqrt(item[1])) * shift)
+        if len(logs) >= 2:
+            levels[index] = (math.fsum(logs) / len(logs), _variance(logs) / len(logs))
+    shifts = [0.0] * len(probes)
+    if len(levels) < 2:
+        return shifts
+    reference = median([level for level, _ in levels.values()])
+    for index, (level, error) in levels.items():
+        shifts[index] = machine_weight(level - reference, math.sqrt(error)) * (level - reference)
     return shifts
