@@ -78,3 +78,26 @@ def example_repo(path, commits, regression, slowdown=0.05):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.build_example_repo(str(path), commits=commits, regression=regression, slowdown=slowdown)
+
+
+def busy_recording(path, machine, hit=(), processes=10, speed=1.0, **metadata):
+    """Write a recording of a benchmark "loop" with the workers' evidence
+    of a busy machine to *path*: *machine* how much slower the machine ran
+    (values and speed probe alike), *speed* how much slower the code ran
+    (values only), *hit* the processes that kept 70 % of
+    the CPU; *metadata* goes into every run (``speed_probe``, the
+    interpreter's keys).  Returns the path as a str."""
+    from perf.model.benchmark import Benchmark
+    from perf.model.run import Run
+    from perf.storage.files import dump
+
+    runs = []
+    for process in range(processes):
+        share = 0.7 if process in hit else 0.999
+        value = 1e-6 * speed * machine * (1 + 0.002 * (process % 3)) / (share / 0.999)
+        probe = 1e-4 * machine * (1 + 0.002 * (process % 4))
+        run_metadata = {"name": "loop", "cpu_share": share, "speed_probe_before": probe, "speed_probe_after": probe}
+        run_metadata.update(metadata)
+        runs.append(Run([value, value * 1.001], metadata=run_metadata, collect_metadata=False))
+    dump(Benchmark(runs), str(path))
+    return str(path)

@@ -82,9 +82,15 @@ def paired_process_means(reference: Benchmark, changed: Benchmark) -> tuple[list
 
 
 def compare_benchmarks(
-    reference: Benchmark, changed: Benchmark, margin: float = compare.DEFAULT_MARGIN, robust: bool = False
+    reference: Benchmark,
+    changed: Benchmark,
+    margin: float = compare.DEFAULT_MARGIN,
+    robust: bool = False,
+    correct: bool = True,
 ) -> Comparison:
-    """Compare *changed* with *reference* with the test that applies."""
+    """Compare *changed* with *reference* with the test that applies;
+    *correct* False compares separate recordings as recorded, without the
+    workers' evidence of a busy machine."""
     ref_means, new_means = reference.get_process_means(), changed.get_process_means()
     if len(ref_means) < 2 or len(new_means) < 2:
         return compare.unknown_comparison(ref_means, new_means)
@@ -95,12 +101,13 @@ def compare_benchmarks(
         return compare.compare_paired_process_means(*paired, margin)
     if robust:
         return ranks.rank_compare_process_means(ref_means, new_means, margin)
-    from perf.analysis.interference import compare_recordings
+    if correct:
+        from perf.analysis.interference import compare_recordings
 
-    # separate recordings: correct for a busy machine with the workers' evidence
-    adjusted = compare_recordings(reference, changed, margin)
-    if adjusted is not None:
-        return adjusted
+        # separate recordings: correct for a busy machine with the workers' evidence
+        adjusted = compare_recordings(reference, changed, margin)
+        if adjusted is not None:
+            return adjusted
     return compare.compare_process_means(ref_means, new_means, margin)
 
 

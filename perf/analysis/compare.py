@@ -63,6 +63,16 @@ DEFAULT_MARGIN = 0.01
 MAX_SUGGESTED_PROCESSES = 10_000
 
 
+#: why the machine's speed was not corrected for although both recordings
+#: carry speed probes (:attr:`Adjustment.machine_skipped`)
+DIFFERENT_PROBES = "different probes"
+#: both probes ran in the interpreter under test (perf's first probe), and
+#: the two recordings ran different interpreters
+INTERPRETER_PROBES = "interpreter probes"
+#: a ratio or a bound that moved less than this (log scale) did not move
+NEGLIGIBLE_CHANGE = 0.0005
+
+
 class Adjustment(NamedTuple):
     """What a comparison of two separate recordings corrected for, from the
     workers' evidence of a busy machine (perf.analysis.interference)."""
@@ -76,16 +86,30 @@ class Adjustment(NamedTuple):
     cpu_time: bool
     #: the machine's speed, changed recording against reference (the speed
     #: probe: above 1, the machine ran slower while the changed side was
-    #: recorded), with its interval
-    machine: tuple[float, float, float]
+    #: recorded), with its interval; None when the probes cannot be
+    #: compared (:attr:`machine_skipped`)
+    machine: tuple[float, float, float] | None
     #: the share of the machine's log ratio taken out of the ratio (0: none)
     machine_weight: float
-    #: the ratio before any correction
-    raw_ratio: float
+    #: the comparison of the times as recorded, before any correction
+    raw: Comparison
+    #: the kind of speed probe of each side (reference, changed)
+    probes: tuple[str, str] = ("", "")
+    #: DIFFERENT_PROBES or INTERPRETER_PROBES: why the machine's speed was
+    #: not corrected for; None when it was compared
+    machine_skipped: str | None = None
+    #: with INTERPRETER_PROBES: the first metadata key whose value differs
+    #: between the two interpreters, and its values (reference, changed)
+    interpreters: tuple[str, str, str] | None = None
 
     @property
     def machine_corrected(self) -> bool:
         return self.machine_weight > 0
+
+    @property
+    def raw_ratio(self) -> float:
+        """The ratio before any correction."""
+        return self.raw.ratio
 
 
 class Comparison(NamedTuple):
@@ -124,6 +148,21 @@ class Comparison(NamedTuple):
     def paired(self) -> bool:
         """True for the comparison of the pairs of an interleaved run."""
         return self.method in (PAIRED, SIGNED_RANKS)
+
+    @property
+    def corrected(self) -> bool:
+        """True when a correction for a busy machine changed the result:
+        its ratio or a bound of its interval moved, or its verdict."""
+        if self.adjustment is None:
+            return False
+        raw = self.adjustment.raw
+        if raw.verdict != self.verdict:
+            return True
+        return any(
+            abs(math.log(mine / theirs)) >= NEGLIGIBLE_CHANGE
+            for mine, theirs in ((self.ratio, raw.ratio), (self.low, raw.low), (self.high, raw.high))
+            if mine > 0 and theirs > 0 and math.isfinite(mine) and math.isfinite(theirs)
+        )
 
 
 def process_logs(values: Sequence[float], side: str) -> list[float]:

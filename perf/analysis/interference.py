@@ -17,6 +17,14 @@ is never read as "clean".
 * :func:`probe_ratio` compares the speed probe of two recordings: how much
   slower or faster the machine itself ran while each was made.
 
+Which probe made the figures (``speed_probe``, issue 21): perf's first
+probe (files without the key: :data:`INTERPRETER_PROBE`) timed interpreter
+work in the interpreter under test, so it measured the interpreter as well
+as the machine; later probes time native code of shared system libraries,
+the same whatever the interpreter.  Two recordings' probes are compared
+only when they have the same :func:`probe_source`: the same kind, and for
+an interpreter-dependent kind the same interpreter build.
+
 Must not: format text or print.
 """
 
@@ -26,9 +34,27 @@ import math
 from typing import NamedTuple, Sequence
 
 from perf.analysis.compare import Comparison
-from perf.analysis.statistics import geometric_mean, median
+from perf.analysis.statistics import median
 from perf.analysis.statistics import variance as _variance
 from perf.model.benchmark import Benchmark
+from perf.model.run import Run
+
+#: the kind of speed probe of runs that do not say (perf before issue 21):
+#: interpreter work, timed in the interpreter under test
+INTERPRETER_PROBE = "python"
+#: kinds whose workload runs in the interpreter under test: their figures
+#: compare only between runs of one interpreter build
+INTERPRETER_DEPENDENT_PROBES = frozenset({INTERPRETER_PROBE})
+#: the metadata that tells interpreter builds apart (seed 002: a patched
+#: build of one version differs by its executable or its build flags)
+INTERPRETER_KEYS = (
+    "python_implementation",
+    "python_version",
+    "python_executable",
+    "python_compiler",
+    "python_cflags",
+    "python_config_args",
+)
 
 #: a process that spent this much less of its values' time on the CPU than
 #: the least disturbed process lost the CPU to something else
@@ -76,6 +102,44 @@ class Interference(NamedTuple):
 
 def _number(value: object) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+class ProbeSource(NamedTuple):
+    """What made a run's speed probe: figures of two runs compare only
+    when their sources are equal."""
+
+    kind: str
+    #: for an interpreter-dependent kind, the run's INTERPRETER_KEYS values
+    #: (None for a missing key); () for a kind that does not depend on it
+    interpreter: tuple[str | None, ...] = ()
+
+    def key(self) -> str:
+        """One line of text per source (a history index stores it): the kind,
+        then the interpreter's values (metadata has no line breaks)."""
+        return "\n".join([self.kind, *(value or "" for value in self.interpreter)])
+
+
+def probe_kind(run: Run) -> str:
+    """The kind of speed probe of *run* (:data:`INTERPRETER_PROBE` when it
+    does not say)."""
+    kind = run._get("speed_probe")
+    return kind if isinstance(kind, str) and kind else INTERPRETER_PROBE
+
+
+def probe_source(run: Run) -> ProbeSource:
+    kind = probe_kind(run)
+    if kind not in INTERPRETER_DEPENDENT_PROBES:
+        return ProbeSource(kind)
+    values = (run._get(key) for key in INTERPRETER_KEYS)
+    return ProbeSource(kind, tuple(None if value is None else str(value) for value in values))
+
+
+def probe_sources(benchmark: Benchmark) -> set[ProbeSource]:
+    """The probe sources of the runs of *benchmark* that have values and a
+    speed probe (one, unless files were appended to each other)."""
+    return {
+        probe_source(run) for run in benchmark.get_runs() if run.values and run._get("speed_probe_before") is not None
+    }
 
 
 def process_evidence(benchmark: Benchmark) -> list[ProcessEvidence]:
@@ -171,13 +235,16 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
       out (what ``--clock cpu`` measures directly).  A side whose code
       waits by itself (I/O, sleep, a child program) keeps its wall times:
       a change that makes the code wait stays visible.
-    * The machine's speed: the speed probes of the two recordings are
-      compared as values are, and the log ratio is corrected by the
-      probe's log ratio times :func:`machine_weight` (how clearly the probe
-      moved); the probe's standard error, times the same weight, adds in
-      quadrature (degrees of freedom: the smaller of the two).
+    * The machine's speed: when both recordings' probes have one
+      :func:`probe_source`, they are compared as values are, and the log
+      ratio is corrected by the probe's log ratio times
+      :func:`machine_weight` (how clearly the probe moved); the probe's
+      standard error, times the same weight, adds in quadrature (degrees of
+      freedom: the smaller of the two).  Probes of different sources are
+      never compared: the adjustment says why (``machine_skipped``).
 
-    The returned Comparison carries an :class:`~perf.analysis.compare.Adjustment`.
+    The returned Comparison carries an :class:`~perf.analysis.compare.Adjustment`,
+    with the comparison of the times as recorded.
     """
     from perf.analysis import compare
 
@@ -188,54 +255,92 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
     # each side on its own: a change that makes the code wait (I/O, a
     # sleep) lowers every share of its side, and that time is the code's
     keeps_cpu = [not cpu_clock and max(item.cpu_share or 0.0 for item in side) >= CPU_BOUND_SHARE for side in sides]
+    raw = compare.compare_process_means([item.mean for item in sides[0]], [item.mean for item in sides[1]], margin)
     comparison = compare.compare_process_means(
         _corrected_means(sides[0], keeps_cpu[0]), _corrected_means(sides[1], keeps_cpu[1]), margin
     )
-    machine = _machine(*sides)
-    assert machine is not None  # every process has a probe (checked above)
-    shift = math.log(machine.ratio)
-    weight = machine_weight(shift, machine.standard_error)
-    difference = math.log(comparison.ratio) - weight * shift
-    error = math.hypot(comparison.standard_error, weight * machine.standard_error)
-    if weight * abs(shift) >= NEGLIGIBLE_CORRECTION:
-        comparison = compare.t_comparison(
-            difference,
-            error,
-            min(comparison.df, machine.df),
-            variances=error**2 * len(sides[0]),
-            counts=(len(sides[0]), len(sides[1])),
-            levels=(margin, comparison.confidence),
-            method=comparison.method,
-        )
-    else:
-        weight = 0.0
+    sources = [probe_sources(benchmark) for benchmark in (reference, changed)]
+    skipped, interpreters = _unlike_probes(*sources)
+    machine = None if skipped else _machine(*sides)
+    weight = 0.0
+    if machine is not None:
+        shift = math.log(machine.ratio)
+        weight = machine_weight(shift, machine.standard_error)
+        if weight * abs(shift) >= NEGLIGIBLE_CORRECTION:
+            difference = math.log(comparison.ratio) - weight * shift
+            error = math.hypot(comparison.standard_error, weight * machine.standard_error)
+            comparison = compare.t_comparison(
+                difference,
+                error,
+                min(comparison.df, machine.df),
+                variances=error**2 * len(sides[0]),
+                counts=(len(sides[0]), len(sides[1])),
+                levels=(margin, comparison.confidence),
+                method=comparison.method,
+            )
+        else:
+            weight = 0.0
     adjustment = compare.Adjustment(
         marked=(sum(marked(sides[0], cpu_clock)), sum(marked(sides[1], cpu_clock))),
         processes=(len(sides[0]), len(sides[1])),
         cpu_time=any(keeps_cpu),
-        machine=(machine.ratio, machine.low, machine.high),
+        machine=None if machine is None else (machine.ratio, machine.low, machine.high),
         machine_weight=weight,
-        raw_ratio=geometric_mean([item.mean for item in sides[1]]) / geometric_mean([item.mean for item in sides[0]]),
+        raw=raw,
+        probes=(_kinds(sources[0]), _kinds(sources[1])),
+        machine_skipped=skipped,
+        interpreters=interpreters,
     )
     return comparison._replace(adjustment=adjustment)
 
 
-def probe_shifts(probes: Sequence[Sequence[float]]) -> list[float]:
+def _kinds(sources: set[ProbeSource]) -> str:
+    return "+".join(sorted({source.kind for source in sources}))
+
+
+def _unlike_probes(
+    reference: set[ProbeSource], changed: set[ProbeSource]
+) -> tuple[str | None, tuple[str, str, str] | None]:
+    """Why the probes of two recordings cannot be compared (DIFFERENT_PROBES
+    or INTERPRETER_PROBES, with the first interpreter key that differs), or
+    (None, None) when they can: one source, the same on both sides."""
+    from perf.analysis import compare
+
+    if len(reference) == 1 and reference == changed:
+        return None, None
+    if len(reference) == len(changed) == 1:
+        (first,), (second,) = reference, changed
+        if first.kind == second.kind:  # then their interpreters differ
+            key, one, other = next(
+                (key, one, other)
+                for key, one, other in zip(INTERPRETER_KEYS, first.interpreter, second.interpreter)
+                if one != other
+            )
+            return compare.INTERPRETER_PROBES, (key, one or "(unknown)", other or "(unknown)")
+    return compare.DIFFERENT_PROBES, None
+
+
+def probe_shifts(probes: Sequence[Sequence[float]], sources: Sequence[str] | None = None) -> list[float]:
     """How much slower (log scale) the machine ran during each recording of
     one benchmark in a timeline, from the speed probes of its processes
     (*probes*: one sequence per recording, empty when not recorded; 0 for
-    those): the mean log probe against the timeline's median, times
-    :func:`machine_weight`, so that a shift within the probe's own noise
-    is hardly corrected (as :func:`compare_recordings` does for two)."""
-    levels: dict[int, tuple[float, float]] = {}  # recording -> (mean log, its squared error)
+    those): the mean log probe against the median of the recordings whose
+    probes have the same source (*sources*: :meth:`ProbeSource.key` of each
+    recording; one source when None), times :func:`machine_weight`, so that
+    a shift within the probe's own noise is hardly corrected (as
+    :func:`compare_recordings` does for two).  Probes of different sources
+    (kinds, or interpreters for perf's first probe) are never compared."""
+    groups: dict[str, dict[int, tuple[float, float]]] = {}  # source -> recording -> (mean log, squared error)
     for index, values in enumerate(probes):
         logs = [math.log(value) for value in values if value > 0]
         if len(logs) >= 2:
-            levels[index] = (math.fsum(logs) / len(logs), _variance(logs) / len(logs))
+            source = sources[index] if sources is not None else ""
+            groups.setdefault(source, {})[index] = (math.fsum(logs) / len(logs), _variance(logs) / len(logs))
     shifts = [0.0] * len(probes)
-    if len(levels) < 2:
-        return shifts
-    reference = median([level for level, _ in levels.values()])
-    for index, (level, error) in levels.items():
-        shifts[index] = machine_weight(level - reference, math.sqrt(error)) * (level - reference)
+    for levels in groups.values():
+        if len(levels) < 2:
+            continue
+        reference = median([level for level, _ in levels.values()])
+        for index, (level, error) in levels.items():
+            shifts[index] = machine_weight(level - reference, math.sqrt(error)) * (level - reference)
     return shifts

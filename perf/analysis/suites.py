@@ -124,6 +124,9 @@ class SuiteComparison(NamedTuple):
     geometric_means: Sequence[Comparison] | None
     #: the equivalence margin of the comparisons
     margin: float
+    #: separate recordings were corrected for a busy machine where their
+    #: workers left the evidence (False: ``--no-correction``)
+    correct: bool = True
 
     @property
     def common(self) -> bool:
@@ -161,11 +164,12 @@ def _missing(tables: Sequence[dict[str, Benchmark]]) -> list[Missing]:
 
 
 def compare_suites(
-    files: Sequence[Iterable[Benchmark]], margin: float = DEFAULT_MARGIN, robust: bool = False
+    files: Sequence[Iterable[Benchmark]], margin: float = DEFAULT_MARGIN, robust: bool = False, correct: bool = True
 ) -> SuiteComparison:
     """Compare the benchmarks of each file after the first to the first
     file's (see the module documentation for the rule); *robust* asks for
-    the rank tests."""
+    the rank tests; *correct* False leaves out the corrections for a busy
+    machine (:func:`perf.analysis.benchmarks.compare_benchmarks`)."""
     if len(files) < 2:
         raise ValueError(f"a comparison needs a reference and at least one changed file, got {len(files)} file(s)")
     tables = [{benchmark.get_name(): benchmark for benchmark in benchmarks} for benchmarks in files]
@@ -180,10 +184,10 @@ def compare_suites(
             incompatible.append(Incompatible(name, reason, tuple(benchmarks)))
             continue
         changed = tuple(benchmarks[1:])
-        comparisons = tuple(compare_benchmarks(reference, other, margin, robust) for other in changed)
+        comparisons = tuple(compare_benchmarks(reference, other, margin, robust, correct) for other in changed)
         entries.append(BenchmarkComparison(name, reference, changed, comparisons))
     return SuiteComparison(
-        tuple(entries), tuple(incompatible), tuple(_missing(tables)), geometric_means(entries, margin), margin
+        tuple(entries), tuple(incompatible), tuple(_missing(tables)), geometric_means(entries, margin), margin, correct
     )
 
 

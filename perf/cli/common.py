@@ -32,6 +32,18 @@ def add_benchmark_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_correction_argument(parser: argparse.ArgumentParser, prefix: str = "") -> None:
+    """``--no-correction``: ``args.correct`` False compares separate
+    recordings as recorded (perf.analysis.interference)."""
+    parser.add_argument(
+        "--no-correction",
+        dest="correct",
+        action="store_false",
+        help=f"{prefix}compare separate recordings as recorded, without correcting for a busy machine "
+        "(time off the CPU, a machine that ran slower by the speed probe)",
+    )
+
+
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("filenames", metavar="FILE", nargs="+", help="result file (.json, .json.gz, - for stdin)")
     add_benchmark_argument(parser)

@@ -35,7 +35,14 @@ from typing import Sequence
 
 from perf.analysis import compare
 from perf.analysis.suites import SuiteComparison, compare_suites
-from perf.cli.common import add_benchmark_argument, filename_titles, load_suites, print_lines, select_benchmarks
+from perf.cli.common import (
+    add_benchmark_argument,
+    add_correction_argument,
+    filename_titles,
+    load_suites,
+    print_lines,
+    select_benchmarks,
+)
 from perf.errors import UsageError
 from perf.model.suite import BenchmarkSuite
 from perf.render.compare_notes import comparison_error
@@ -73,6 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Mann-Whitney test on process means with a Hodges-Lehmann ratio instead of Welch's t",
     )
+    add_correction_argument(parser)
     parser.add_argument(
         "--win-rate", action="store_true", help="show how often a changed process beats a reference process"
     )
@@ -102,7 +110,7 @@ def compare_files(suites: Sequence[BenchmarkSuite], args: argparse.Namespace) ->
     when the files have no benchmark in common or when one of them cannot
     be compared."""
     selected = [select_benchmarks(suite, args.benchmarks) for suite in suites]
-    comparison = compare_suites(selected, args.min_speed / 100, args.robust)
+    comparison = compare_suites(selected, args.min_speed / 100, args.robust, args.correct)
     error = comparison_error(comparison, [str(suite.filename) for suite in suites])
     if error is not None:
         raise error

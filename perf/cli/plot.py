@@ -36,7 +36,7 @@ from typing import Sequence
 
 from perf.analysis import compare
 from perf.analysis.suites import NO_VALUES, SuiteComparison, compare_suites
-from perf.cli.common import add_benchmark_argument, filename_titles, load_suites
+from perf.cli.common import add_benchmark_argument, add_correction_argument, filename_titles, load_suites
 from perf.errors import ResultError, UsageError
 from perf.model.suite import BenchmarkSuite
 from perf.render.plots import canvas
@@ -79,6 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --kind compare: Mann-Whitney test on process means with a Hodges-Lehmann ratio",
     )
+    add_correction_argument(parser, "with --kind compare: ")
     parser.add_argument("--replace", action="store_true", help="replace OUTPUT if it exists (atomically)")
 
 
@@ -111,7 +112,8 @@ def _check_options(args: argparse.Namespace) -> None:
         if args.min_speed is not None and not 0 <= args.min_speed < 100:
             raise UsageError(f"--min-speed must be between 0 and 100 (percent), got {args.min_speed:g}")
     else:
-        for option, given in (("--min-speed", args.min_speed is not None), ("--robust", args.robust)):
+        options = (("--min-speed", args.min_speed is not None), ("--robust", args.robust))
+        for option, given in (*options, ("--no-correction", not args.correct)):
             if given:
                 raise UsageError(f"{option} only applies to --kind compare")
 
@@ -147,7 +149,7 @@ def _compare(suites: Sequence[BenchmarkSuite], args: argparse.Namespace) -> Suit
     file's, checked."""
     selected = [[b for b in suite if not args.benchmarks or b.get_name() in args.benchmarks] for suite in suites]
     margin = (compare.DEFAULT_MARGIN * 100 if args.min_speed is None else args.min_speed) / 100
-    comparison = compare_suites(selected, margin, args.robust)
+    comparison = compare_suites(selected, margin, args.robust, args.correct)
     _check_names(suites, args.benchmarks, comparison)
     _comparable(suites, comparison)
     return comparison

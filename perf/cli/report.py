@@ -30,7 +30,13 @@ from typing import TYPE_CHECKING, Sequence
 
 from perf.analysis import compare
 from perf.analysis.suites import compare_suites
-from perf.cli.common import add_benchmark_argument, filename_titles, load_suites, select_benchmarks
+from perf.cli.common import (
+    add_benchmark_argument,
+    add_correction_argument,
+    filename_titles,
+    load_suites,
+    select_benchmarks,
+)
 from perf.cli.plot import wrote_line
 from perf.errors import UsageError
 from perf.model.suite import BenchmarkSuite
@@ -82,6 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Mann-Whitney test on process means with a Hodges-Lehmann ratio instead of Welch's t",
     )
+    add_correction_argument(parser)
     parser.add_argument(
         "--history",
         metavar="STORE",
@@ -157,14 +164,14 @@ def _summary(
     common is compared, or a ResultError, as compare_to does."""
     margin = args.min_speed / 100
     filenames = [str(suite.filename) for suite in suites]
-    comparison = compare_suites(selected, margin, args.robust)
+    comparison = compare_suites(selected, margin, args.robust, args.correct)
     error = comparison_error(comparison, filenames)
     if error is not None:
         raise error
     entries = comparison.entries
     notes = [*chance_lines(entries), *ignored_lines(comparison, filenames)]
     warnings = [*environment_warnings(suites, titles, entries), *adjustment_lines(entries, titles)]
-    return Summary(entries, comparison.geometric_means, margin, notes, warnings)
+    return Summary(entries, comparison.geometric_means, margin, notes, warnings, comparison.correct)
 
 
 def make_report(args: argparse.Namespace, figures: FigureSource, history: HistoryStore | None = None) -> str:

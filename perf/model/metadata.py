@@ -138,6 +138,9 @@ METADATA: dict[str, MetadataInfo] = {
     "involuntary_switches": _WARMUPS,
     "speed_probe_before": _SECONDS,
     "speed_probe_after": _SECONDS,
+    # which workload made them (absent: perf's first probe, run in the
+    # interpreter under test; perf.analysis.interference)
+    "speed_probe": MetadataInfo((str,)),
     # --clock cpu: the values are the CPU time of the worker's thread
     "clock": MetadataInfo((str,), _is_clock, "must be one of " + ", ".join(CLOCKS), formatter="clock"),
 }

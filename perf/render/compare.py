@@ -32,12 +32,15 @@ from typing import Sequence
 
 from perf.analysis.compare import (
     DEFAULT_MARGIN,
+    DIFFERENT_PROBES,
     FASTER,
     INCONCLUSIVE,
+    INTERPRETER_PROBES,
     MAX_SUGGESTED_PROCESSES,
     NO_CHANGE,
     SLOWER,
     SMALL_CHANGE,
+    Adjustment,
     Comparison,
 )
 from perf.analysis.win_rate import WinRate
@@ -202,37 +205,84 @@ def _percent_change(ratio: float) -> str:
 
 def format_adjustment(comparison: Comparison, reference_title: str, changed_title: str) -> list[str]:
     """What a comparison of separate recordings corrected for a busy
-    machine, one line each (``[]`` when nothing was corrected)::
+    machine, one line each (``[]`` when nothing was corrected or skipped)::
 
+        busy machine: the verdict uses the corrected ratio, 1.037x [1.016x .. 1.059x];
+        as recorded (--no-correction): 0.950x [0.905x .. 0.997x], small change
         busy machine: 3 of 20 processes of a.json and 0 of 20 of b.json lost
         the CPU to other processes; their time off the CPU is left out
         busy machine: the machine ran 5.2% slower while b.json was recorded
-        (speed probe: 1.052x [1.021x .. 1.084x]); the ratio is corrected for
-        89% of it, as far as the probe is sure (1.060x before)
+        (speed probe: 1.052x [1.021x .. 1.084x]); 89% of that is taken out,
+        as far as the probe is sure
     """
     adjustment = comparison.adjustment
     if adjustment is None:
         return []
     lines = []
+    if comparison.corrected:
+        raw = adjustment.raw
+        lines.append(
+            f"busy machine: the verdict uses the corrected ratio, {_ratio_interval(comparison)}; "
+            f"as recorded (--no-correction): {_ratio_interval(raw)}, {raw.verdict}"
+        )
     if adjustment.cpu_time and any(adjustment.marked):
         (ref_marked, new_marked), (ref_count, new_count) = adjustment.marked, adjustment.processes
         lines.append(
             f"busy machine: {ref_marked} of {ref_count} processes of {reference_title} and {new_marked} of "
             f"{new_count} of {changed_title} lost the CPU to other processes; their time off the CPU is left out"
         )
-    if adjustment.machine_corrected:
+    if adjustment.machine_corrected and adjustment.machine is not None:
         ratio, low, high = adjustment.machine
         lines.append(
             f"busy machine: the machine ran {_percent_change(ratio)} while {changed_title} was recorded "
-            f"(speed probe: {ratio:.3f}x [{low:.3f}x .. {high:.3f}x]); the ratio is corrected for "
-            f"{adjustment.machine_weight:.0%} of it, as far as the probe is sure ({adjustment.raw_ratio:.3f}x before)"
+            f"(speed probe: {ratio:.3f}x [{low:.3f}x .. {high:.3f}x]); {adjustment.machine_weight:.0%} of that "
+            f"is taken out, as far as the probe is sure"
         )
         if comparison.verdict == INCONCLUSIVE:
             lines.append(
                 "busy machine: an interleaved run settles it: --compare-to runs both sides in alternation, "
                 "so the load hits both"
             )
+    skipped = _machine_skipped(adjustment, reference_title, changed_title)
+    if skipped:
+        lines.append(f"busy machine: the machine's speed is not corrected for: {skipped}")
     return lines
+
+
+def format_ratio_source(comparisons: Sequence[Comparison], correct: bool = True) -> str:
+    """Which ratios a table or a figure shows: corrected for a busy machine
+    (how many, and that their verdicts use them) or as recorded."""
+    if not correct:
+        return "The ratios are those of the times as recorded: no correction for a busy machine (--no-correction)."
+    corrected = sum(comparison.corrected for comparison in comparisons)
+    if corrected:
+        return (
+            f"{corrected} of {len(comparisons)} ratios (marked 'corrected') are corrected for a busy machine "
+            "(time off the CPU, a machine that ran slower by the speed probe), and their verdicts use them; "
+            "--no-correction shows the ratios as recorded."
+        )
+    return "The ratios are those of the times as recorded: no correction for a busy machine changed them."
+
+
+def _ratio_interval(comparison: Comparison) -> str:
+    return f"{comparison.ratio:.3f}x [{comparison.low:.3f}x .. {comparison.high:.3f}x]"
+
+
+def _machine_skipped(adjustment: Adjustment, reference_title: str, changed_title: str) -> str | None:
+    """Why the speed probes of the two recordings were not compared."""
+    if adjustment.machine_skipped == INTERPRETER_PROBES:
+        key, one, other = adjustment.interpreters or ("python", "?", "?")
+        return (
+            f"{reference_title} and {changed_title} carry perf's first speed probe, which timed the interpreter "
+            f"under test, and they ran different interpreters ({key}: {one} vs {other})"
+        )
+    if adjustment.machine_skipped == DIFFERENT_PROBES:
+        kinds = " vs ".join(adjustment.probes)
+        return (
+            f"the speed probes of {reference_title} and {changed_title} are of different kinds ({kinds}), "
+            "whose times do not compare"
+        )
+    return None
 
 
 def format_win_rate(rate: WinRate, paired: bool = False) -> str:

@@ -200,6 +200,7 @@ def _group_section(entries: Sequence[BenchmarkComparison], context: _Context) ->
         else:
             hidden.append(entry)
     blocks = []
+    shown = []
     for verdict, title in _GROUPS:
         # the largest change first: faster ones by their smallest ratio
         members = sorted(groups[verdict], key=lambda e: e.comparisons[0].ratio, reverse=verdict != compare.FASTER)
@@ -209,8 +210,10 @@ def _group_section(entries: Sequence[BenchmarkComparison], context: _Context) ->
                 values = f"{format_result_value(entry.reference)} -> {format_result_value(entry.changed[0])}"
                 lines.append(f"- {entry.name}: {values}: {text.format_change(entry.comparisons[0], context.margin)}")
             blocks.append(lines)
+            shown.extend(members)
     return _blocks(
         *blocks,
+        adjustment_lines(shown, context.layout.titles),
         _hidden_lines(hidden, context),
         _geometric_mean_lines(geometric_means(entries, context.margin), context),
     )
@@ -234,7 +237,8 @@ def _table_section(entries: Sequence[BenchmarkComparison], context: _Context) ->
     if context.layout.group_by_speed:
         ordered.sort(key=lambda entry: entry.comparisons[0].ratio)
     headers = ["Benchmark", context.reference_title, *context.changed_titles]
-    rows = [_table_row(entry, context) for entry in ordered if entry.different]
+    shown = [entry for entry in ordered if entry.different]
+    rows = [_table_row(entry, context) for entry in shown]
     hidden = [entry for entry in ordered if not entry.different]
     means = geometric_means(entries, context.margin)
     if means is not None and rows:
@@ -242,7 +246,8 @@ def _table_section(entries: Sequence[BenchmarkComparison], context: _Context) ->
             ["Geometric mean", "(ref)", *(text.format_change(mean, context.margin, meaning=False) for mean in means)]
         )
     table = text.format_table(headers, rows, context.layout.table_format) if rows else []
-    return _blocks(table, _hidden_lines(hidden, context))
+    # the corrected verdicts in the table say so, as the list's lines do
+    return _blocks(table, adjustment_lines(shown, context.layout.titles), _hidden_lines(hidden, context))
 
 
 def _section(entries: Sequence[BenchmarkComparison], context: _Context) -> list[str]:

@@ -31,11 +31,13 @@ def recording(
     hit: dict[int, float] | None = None,
     seed: int = 0,
     evidence: bool = True,
+    probe: float = 1.0,
     **metadata: Any,
 ) -> Benchmark:
     """*speed*: the code's time; *machine*: how much slower the machine ran
     (values and probe alike); *hit*: process -> share of the CPU it kept
-    (its values take 1/share longer)."""
+    (its values take 1/share longer); *probe*: how much slower the probe
+    alone ran (an interpreter running perf's first probe)."""
     runs = []
     for process in range(processes):
         share = (hit or {}).get(process, 0.999)
@@ -43,12 +45,12 @@ def recording(
         values = [base * jitter(process * 3 + k + seed, 0.002) for k in range(3)]
         run_metadata: dict[str, Any] = {"name": "bench", **metadata}
         if evidence:
-            probe = PROBE * machine * jitter(process * 5 + seed + 1, 0.004)
+            probe_time = PROBE * machine * probe * jitter(process * 5 + seed + 1, 0.004)
             run_metadata.update(
                 cpu_share=share,
                 involuntary_switches=0 if share > 0.99 else 40,
-                speed_probe_before=probe,
-                speed_probe_after=probe,
+                speed_probe_before=probe_time,
+                speed_probe_after=probe_time,
             )
         runs.append(Run(values, warmups=[(1, base)], metadata=run_metadata, collect_metadata=False))
     return Benchmark(runs)
@@ -211,19 +213,25 @@ def test_interleaved_runs_stay_paired():
 def test_compare_to_says_what_it_corrected():
     from perf.render.compare import format_adjustment
 
-    comparison = compare_benchmarks(recording(hit={3: 0.7}), recording(machine=1.06, seed=5))
+    reference, changed = recording(hit={3: 0.7}), recording(machine=1.06, seed=5)
+    comparison = compare_benchmarks(reference, changed)
+    raw = comparison.adjustment.raw
+    assert raw == compare.compare_process_means(reference.get_process_means(), changed.get_process_means())
     lines = format_adjustment(comparison, "a.json", "b.json")
     assert lines[0] == (
+        f"busy machine: the verdict uses the corrected ratio, {comparison.ratio:.3f}x "
+        f"[{comparison.low:.3f}x .. {comparison.high:.3f}x]; as recorded (--no-correction): "
+        f"{raw.ratio:.3f}x [{raw.low:.3f}x .. {raw.high:.3f}x], {raw.verdict}"
+    )
+    assert comparison.ratio == pytest.approx(1.0, abs=0.005) and raw.verdict == compare.SMALL_CHANGE
+    assert lines[1] == (
         "busy machine: 1 of 20 processes of a.json and 0 of 20 of b.json lost the CPU to other processes; "
         "their time off the CPU is left out"
     )
-    assert lines[1].startswith(
+    assert lines[2].startswith(
         "busy machine: the machine ran 6.0% slower while b.json was recorded (speed probe: 1.060x ["
     )
-    assert lines[1].endswith(
-        f"]); the ratio is corrected for 100% of it, as far as the probe is sure "
-        f"({comparison.adjustment.raw_ratio:.3f}x before)"
-    )
+    assert lines[2].endswith("]); 100% of that is taken out, as far as the probe is sure")
     assert format_adjustment(compare_benchmarks(recording(), recording(seed=5)), "a", "b") == []
 
 
@@ -274,3 +282,143 @@ def test_probe_shifts_measure_the_machine_against_the_timeline():
     assert abs(probe_shifts([quiet, quiet, [value * 1.01 for value in noisy], quiet])[2]) < 0.005
     # fewer than two recordings with probes: nothing to compare with
     assert probe_shifts([quiet, [], []]) == [0.0, 0.0, 0.0]
+
+
+# -- which probe made the figures (issue 21) -------------------------------------------------
+
+PY311 = {"python_implementation": "cpython", "python_version": "3.11.7 (64-bit)", "python_executable": "/py311"}
+PY312 = {"python_implementation": "cpython", "python_version": "3.12.1 (64-bit)", "python_executable": "/py312"}
+NATIVE = "zlib"
+
+
+def test_runs_without_a_kind_carry_perfs_first_probe():
+    from perf.analysis.interference import INTERPRETER_PROBE, ProbeSource, probe_kind, probe_sources
+
+    old, new = recording(**PY311), recording(speed_probe=NATIVE, **PY311)
+    assert {probe_kind(run) for run in old.get_runs()} == {INTERPRETER_PROBE}
+    assert probe_sources(old) == {
+        ProbeSource(INTERPRETER_PROBE, ("cpython", "3.11.7 (64-bit)", "/py311") + (None,) * 3)
+    }
+    assert probe_sources(new) == {ProbeSource(NATIVE)}  # the interpreter does not matter
+    assert probe_sources(recording(evidence=False)) == set()
+    assert ProbeSource(NATIVE).key() == NATIVE
+    assert ProbeSource("python", ("cpython", None)).key() == "python\ncpython\n"
+
+
+def test_a_native_probe_corrects_two_interpreters():
+    # 3.12 is 25 % slower; the machine ran 6 % slower while it was recorded
+    reference = recording(speed_probe=NATIVE, **PY311)
+    changed = recording(speed=1.25, machine=1.06, seed=5, speed_probe=NATIVE, **PY312)
+    comparison = compare_benchmarks(reference, changed)
+    adjustment = comparison.adjustment
+    assert adjustment is not None and adjustment.machine_corrected and adjustment.machine_skipped is None
+    assert adjustment.probes == (NATIVE, NATIVE)
+    assert comparison.ratio == pytest.approx(1.25, rel=0.005)
+    assert adjustment.raw.ratio == pytest.approx(1.25 * 1.06, rel=0.005)
+    assert comparison.corrected
+
+
+def test_perfs_first_probe_corrects_one_interpreter():
+    reference, changed = recording(**PY311), recording(machine=1.06, seed=5, **PY311)
+    comparison = compare_benchmarks(reference, changed)
+    assert comparison.adjustment is not None and comparison.adjustment.machine_corrected
+    assert comparison.ratio == pytest.approx(1.0, abs=0.005)
+
+
+def test_perfs_first_probe_of_two_interpreters_is_not_compared():
+    from perf.render.compare import format_adjustment
+
+    # the issue's case: 3.12 runs the code 25 % slower and the old probe 10 %
+    # faster; correcting with the probe made 1.25x into 1.38x
+    reference, changed = recording(**PY311), recording(speed=1.25, probe=0.9, seed=5, **PY312)
+    comparison = compare_benchmarks(reference, changed)
+    adjustment = comparison.adjustment
+    assert adjustment is not None and adjustment.machine is None and not adjustment.machine_corrected
+    assert adjustment.machine_skipped == compare.INTERPRETER_PROBES
+    assert adjustment.interpreters == ("python_version", "3.11.7 (64-bit)", "3.12.1 (64-bit)")
+    assert comparison.ratio == pytest.approx(1.25, rel=0.005)
+    assert format_adjustment(comparison, "s311", "s312") == [
+        "busy machine: the machine's speed is not corrected for: s311 and s312 carry perf's first speed probe, "
+        "which timed the interpreter under test, and they ran different interpreters "
+        "(python_version: 3.11.7 (64-bit) vs 3.12.1 (64-bit))"
+    ]
+
+
+def test_a_patched_build_of_one_version_is_another_interpreter():
+    # seed 002: the same version, built again with a patch, at another path
+    patched = dict(PY311, python_executable="/patched/python")
+    comparison = compare_benchmarks(recording(**PY311), recording(machine=1.06, seed=5, **patched))
+    assert comparison.adjustment is not None and comparison.adjustment.machine_skipped == compare.INTERPRETER_PROBES
+    assert comparison.adjustment.interpreters == ("python_executable", "/py311", "/patched/python")
+    assert comparison.ratio == pytest.approx(1.06, rel=0.005)  # nothing taken out
+
+
+def test_probes_of_different_kinds_are_never_compared():
+    from perf.render.compare import format_adjustment
+
+    reference, changed = recording(**PY311), recording(machine=1.06, seed=5, speed_probe=NATIVE, **PY311)
+    comparison = compare_benchmarks(reference, changed)
+    adjustment = comparison.adjustment
+    assert adjustment is not None and adjustment.machine is None
+    assert adjustment.machine_skipped == compare.DIFFERENT_PROBES
+    assert adjustment.probes == ("python", NATIVE)
+    assert format_adjustment(comparison, "a", "b") == [
+        "busy machine: the machine's speed is not corrected for: the speed probes of a and b are of different "
+        "kinds (python vs zlib), whose times do not compare"
+    ]
+
+
+def test_a_recording_that_mixes_probe_kinds_is_not_compared():
+    # a file of perf's first probe, appended to with a newer perf
+    mixed = Benchmark(
+        [*recording(10, **PY311).get_runs(), *recording(10, seed=3, speed_probe=NATIVE, **PY311).get_runs()]
+    )
+    comparison = compare_benchmarks(recording(speed_probe=NATIVE), mixed)
+    assert comparison.adjustment is not None
+    assert comparison.adjustment.machine_skipped == compare.DIFFERENT_PROBES
+    assert comparison.adjustment.probes == (NATIVE, "python+zlib")
+
+
+def test_the_time_off_the_cpu_is_left_out_whatever_the_probes():
+    reference = recording(hit={2: 0.7, 9: 0.75}, **PY311)
+    changed = recording(speed=1.25, probe=0.9, seed=5, **PY312)
+    comparison = compare_benchmarks(reference, changed)
+    assert comparison.adjustment is not None and comparison.adjustment.cpu_time
+    assert comparison.adjustment.marked == (2, 0)
+    assert comparison.ratio == pytest.approx(1.25, rel=0.005)
+    assert comparison.adjustment.raw.ratio < 1.23  # the lost time made the reference look slower
+
+
+def test_no_correction_compares_the_times_as_recorded():
+    reference, changed = recording(hit={3: 0.7}), recording(machine=1.06, seed=5)
+    plain = compare.compare_process_means(reference.get_process_means(), changed.get_process_means())
+    assert compare_benchmarks(reference, changed, correct=False) == plain
+    assert compare_benchmarks(reference, changed).ratio != pytest.approx(plain.ratio, rel=0.01)
+
+
+def test_a_correction_that_changes_nothing_is_not_one():
+    comparison = compare_benchmarks(recording(), recording(seed=5))
+    assert comparison.adjustment is not None and not comparison.corrected
+    assert not compare.compare_process_means([1.0, 1.1], [1.0, 1.1]).corrected  # no adjustment at all
+
+
+def test_suite_comparisons_remember_the_choice():
+    from perf.analysis.suites import compare_suites
+
+    files = [[recording()], [recording(machine=1.06, seed=5)]]
+    assert compare_suites(files).correct and compare_suites(files).entries[0].comparisons[0].corrected
+    uncorrected = compare_suites(files, correct=False)
+    assert not uncorrected.correct and uncorrected.entries[0].comparisons[0].adjustment is None
+
+
+def test_probe_shifts_compare_only_probes_of_one_source():
+    from perf.analysis.interference import probe_shifts
+
+    # perf's first probe, 10 % faster in the second interpreter: two
+    # groups, each against its own median, so no shift at all
+    fast, slow = [0.9, 0.91, 0.89, 0.9], [1.0, 1.01, 0.99, 1.0]
+    sources = ["python\n3.11"] * 3 + ["python\n3.12"] * 2
+    assert probe_shifts([slow, slow, slow, fast, fast], sources) == pytest.approx([0.0] * 5, abs=1e-12)
+    assert probe_shifts([slow, slow, slow, fast, fast])[3] == pytest.approx(math.log(0.9), rel=0.02)  # one source
+    # a lone recording of its source has nothing to compare with
+    assert probe_shifts([slow, slow, fast], ["a", "a", "b"])[2] == 0.0

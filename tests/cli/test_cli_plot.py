@@ -135,6 +135,7 @@ def test_existing_output_needs_replace(tmp_path, capsys):
             "--kind compare needs a reference file and at least one changed file",
         ),
         ([TIMEIT, "--robust", "-o", "{tmp}/figure.png"], "--robust only applies to --kind compare"),
+        ([TIMEIT, "--no-correction", "-o", "{tmp}/figure.png"], "--no-correction only applies to --kind compare"),
         ([TIMEIT, "--min-speed", "2", "-o", "{tmp}/figure.png"], "--min-speed only applies to --kind compare"),
         (
             [REF, CHANGED, "--kind", "compare", "--min-speed", "100", "-o", "{tmp}/figure.png"],

@@ -14,6 +14,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from golden import DATA, run
+from helpers import busy_recording
 
 from perf.cli import report
 from perf.render.plots import canvas
@@ -231,28 +232,13 @@ def test_real_report(tmp_path, capsys):
     assert len(list(tree.iter("img"))) == 3
 
 
-def _busy_recording(path, machine, hit=()):
-    from perf.model.benchmark import Benchmark
-    from perf.model.run import Run
-    from perf.storage.files import dump
-
-    runs = []
-    for process in range(10):
-        share = 0.7 if process in hit else 0.999
-        value = 1e-6 * machine * (1 + 0.002 * (process % 3)) / (share / 0.999)
-        probe = 1e-4 * machine * (1 + 0.002 * (process % 4))
-        metadata = {"name": "loop", "cpu_share": share, "speed_probe_before": probe, "speed_probe_after": probe}
-        runs.append(Run([value, value * 1.001], metadata=metadata, collect_metadata=False))
-    dump(Benchmark(runs), str(path))
-    return str(path)
-
-
 def test_report_says_what_a_busy_machine_corrected(tmp_path, capsys, fake_figures):
-    reference = _busy_recording(tmp_path / "a.json", 1.0, hit=(2,))
-    changed = _busy_recording(tmp_path / "b.json", 1.06)
+    reference = busy_recording(tmp_path / "a.json", 1.0, hit=(2,))
+    changed = busy_recording(tmp_path / "b.json", 1.06)
     output = tmp_path / "report.html"
     assert run(capsys, "report", reference, changed, "-o", str(output))[0] == 0
-    notes = [item.text for item in parse(output).iter("li")]
+    tree = parse(output)
+    notes = [item.text for item in tree.iter("li")]
     assert (
         "loop: busy machine: 1 of 10 processes of a and 0 of 10 of b lost the CPU to other processes; "
         "their time off the CPU is left out" in notes
@@ -260,6 +246,25 @@ def test_report_says_what_a_busy_machine_corrected(tmp_path, capsys, fake_figure
     assert any(
         note.startswith("loop: busy machine: the machine ran 6.0% slower while b was recorded") for note in notes
     )
+    # which ratio the table shows, and the ratio as recorded under the corrected one
+    assert any(note.startswith("1 of 1 ratios (marked 'corrected') are corrected for a busy machine") for note in notes)
+    change = [cell for cell in tree.iter("td") if cell.get("class") == "num" and cell.find("div") is not None]
+    assert len(change) == 1 and change[0].find("div").text.startswith("corrected; as recorded: 1.0")
+    assert fake_figures[-1].correct
+
+
+def test_report_without_correction_says_so(tmp_path, capsys, fake_figures):
+    reference = busy_recording(tmp_path / "a.json", 1.0, hit=(2,))
+    changed = busy_recording(tmp_path / "b.json", 1.06)
+    output = tmp_path / "report.html"
+    assert run(capsys, "report", reference, changed, "-o", str(output), "--no-correction")[0] == 0
+    tree = parse(output)
+    notes = [item.text for item in tree.iter("li")]
+    assert "The ratios are those of the times as recorded: no correction for a busy machine (--no-correction)." in notes
+    assert not any("busy machine:" in note for note in notes)
+    assert not fake_figures[-1].correct  # the figure draws the same ratios
+    captions = [caption.text for caption in tree.iter("figcaption")]
+    assert any(caption.endswith("; ratios as recorded (--no-correction).") for caption in captions)
 
 
 # --- --history STORE -------------------------------------------------------------------

@@ -349,6 +349,28 @@ def test_compare_sorted_by_ratio_with_the_geometric_mean_on_top():
 
 
 @requires_matplotlib
+def test_compare_says_which_ratios_it_draws(tmp_path):
+    from helpers import busy_recording
+
+    from perf.storage.files import load as load_file
+
+    ref = ("a", load_file(busy_recording(tmp_path / "a.json", 1.0, hit=(2,))))
+    new = ("c", load_file(busy_recording(tmp_path / "c.json", 1.06, speed=1.2)))
+    corrected = comparison.compare_figure(ref, [new], 0.01)
+    text = all_text(corrected)
+    assert "1 of 1 ratios (marked 'corrected') are corrected for a busy machine" in text
+    assert "1.20x slower [1.20x .. 1.20x], corrected" in text
+    recorded = all_text(comparison.compare_figure(ref, [new], 0.01, correct=False))
+    assert (
+        "The ratios are those of the times as recorded: no correction for a busy machine (--no-correction)." in recorded
+    )
+    assert "1.23x slower [1.13x .. 1.33x]" in recorded and ", corrected" not in recorded
+    # files without the evidence: nothing to correct
+    plain = all_text(comparison.compare_figure(load("compare/ref.json"), [load("compare/changed.json")], 0.01))
+    assert "The ratios are those of the times as recorded: no correction for a busy machine changed them." in plain
+
+
+@requires_matplotlib
 def test_compare_several_changed_files():
     files_ = [load("compare/ref.json"), load("compare/changed.json"), load("compare/same_host.json")]
     figure = comparison.compare_figure(files_[0], files_[1:], 0.05, robust=True)

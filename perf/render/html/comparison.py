@@ -6,8 +6,9 @@ the entries, geometric means, and the notes and warnings of
 :mod:`perf.render.compare_notes`); :func:`comparison_section` lays it out:
 one row per benchmark and changed file (benchmark, reference mean,
 changed mean, ratio with its confidence interval, verdict with what it
-means), the suite's geometric mean below, the margin, the tests used, the
-notes and the warnings under the table.
+means; a ratio corrected for a busy machine with the ratio as recorded
+under it), the suite's geometric mean below, the margin, which ratio the
+table shows, the tests used, the notes and the warnings under the table.
 
 Must not: compare benchmarks or compute statistics (the comparisons are
 the caller's), read files, or print.
@@ -21,7 +22,7 @@ from perf.analysis import compare
 from perf.analysis.compare import Comparison
 from perf.analysis.suites import BenchmarkComparison
 from perf.render.benchmark import format_result_value
-from perf.render.compare import format_bracket, format_factor, format_verdict
+from perf.render.compare import format_bracket, format_factor, format_ratio_source, format_verdict
 from perf.render.html.markup import bullet_list, cell, element, escape, row, table
 from perf.render.html.sections import Files
 
@@ -48,6 +49,9 @@ class Summary(NamedTuple):
     notes: Sequence[str] = ()
     #: warnings on the files (other hosts, far apart in time)
     warnings: Sequence[str] = ()
+    #: separate recordings were corrected for a busy machine where their
+    #: workers' evidence called for it (False: ``--no-correction``)
+    correct: bool = True
 
 
 def _verdict_cell(comparison: Comparison, margin: float) -> str:
@@ -62,6 +66,10 @@ def _verdict_cell(comparison: Comparison, margin: float) -> str:
 def _change_cell(comparison: Comparison, margin: float) -> str:
     bracket = format_bracket(comparison, margin)
     content = escape(format_factor(comparison.ratio)) + " " + element("span", escape(bracket), class_="ci")
+    if comparison.corrected and comparison.adjustment is not None:
+        raw = comparison.adjustment.raw
+        recorded = f"corrected; as recorded: {format_factor(raw.ratio)} {format_bracket(raw, margin)}"
+        content += element("div", escape(recorded), class_="why")
     return element("td", content, class_="num")
 
 
@@ -116,6 +124,7 @@ def comparison_section(files: Files, summary: Summary, robust: bool) -> str:
         f"Equivalence margin: +-{summary.margin * 100:g}%: a change inside it does not matter (--min-speed).",
         f"Mean +- std dev of all values; the change is the ratio of the geometric means of the process means, "
         f"changed / reference, with its {level} confidence interval.",
+        format_ratio_source(comparisons, summary.correct),
     ]
     methods = sorted({_METHODS.get(c.method, c.method) for c in comparisons if c.method in _METHODS})
     if methods:

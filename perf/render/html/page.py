@@ -88,6 +88,8 @@ class FigureRequest(NamedTuple):
     margin: float = DEFAULT_MARGIN
     #: a COMPARISON with the rank test
     robust: bool = False
+    #: a COMPARISON corrected for a busy machine (False: --no-correction)
+    correct: bool = True
 
 
 #: returns the SVG text of a figure
@@ -107,7 +109,7 @@ def matplotlib_svg(request: FigureRequest) -> str:
     elif request.kind == TIMELINE:
         figure = timeline_figure(request.files)
     elif request.kind == COMPARISON:
-        figure = compare_figure(request.files[0], request.files[1:], request.margin, request.robust)
+        figure = compare_figure(request.files[0], request.files[1:], request.margin, request.robust, request.correct)
     else:
         raise ValueError(f"unknown figure kind {request.kind!r}")
     try:
@@ -121,20 +123,22 @@ _CAPTIONS = {
     DISTRIBUTION: "Distribution of the values and of the process means, one colour per file.",
     TIMELINE: "Every value in run order, coloured by process; warmups are marked.",
     COMPARISON: "Change of each benchmark against {reference} with its confidence interval; "
-    "the band is the +-{margin:g}% equivalence margin.",
+    "the band is the +-{margin:g}% equivalence margin; {ratios}.",
 }
 
 
 def _figures(files: Files, figures: FigureSource, summary: Summary | None, robust: bool) -> str:
     margin = summary.margin if summary is not None else DEFAULT_MARGIN
+    correct = summary.correct if summary is not None else True
     # the comparison figure draws the suite's geometric mean of 2 benchmarks or more
     mean_on_top = summary is not None and len(summary.entries) > 1
     kinds = [COMPARISON] if len(files) > 1 else []
     kinds.extend([DISTRIBUTION, TIMELINE])
     parts = [element("h2", "Figures")]
     for kind in kinds:
-        svg = figures(FigureRequest(kind, files, margin, robust))
-        caption = _CAPTIONS[kind].format(reference=files[0][0], margin=margin * 100)
+        svg = figures(FigureRequest(kind, files, margin, robust, correct))
+        ratios = "ratios as recorded (--no-correction)" if not correct else "ratios as the comparison table gives them"
+        caption = _CAPTIONS[kind].format(reference=files[0][0], margin=margin * 100, ratios=ratios)
         if kind == COMPARISON and mean_on_top:
             caption = caption[:-1] + "; the geometric mean of the benchmarks on top."
         image = f'<img src="{escape(svg_data_uri(svg))}" alt="{escape(caption)}" />'

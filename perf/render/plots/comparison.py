@@ -21,7 +21,7 @@ from perf.analysis import compare
 from perf.analysis.compare import Comparison
 from perf.analysis.suites import SuiteComparison, compare_suites
 from perf.model.suite import BenchmarkSuite
-from perf.render.compare import format_change
+from perf.render.compare import format_change, format_ratio_source
 from perf.render.plots.canvas import Files, add_header, add_notes, new_figure, panel_message, quiet, step_decimals
 
 __all__ = ["MARKERS", "VERDICT_COLOURS", "compare_figure", "comparison_figure"]
@@ -67,11 +67,11 @@ def _skipped(comparison: SuiteComparison) -> list[str]:
 
 
 def _compare_rows(
-    reference: tuple[str, BenchmarkSuite], changed: Files, margin: float, robust: bool
+    reference: tuple[str, BenchmarkSuite], changed: Files, margin: float, robust: bool, correct: bool = True
 ) -> tuple[list[_Row], list[str]]:
     """The rows of the comparison of *changed* to *reference*, and the
     benchmarks left out with the reason."""
-    comparison = compare_suites([reference[1], *(suite for _title, suite in changed)], margin, robust)
+    comparison = compare_suites([reference[1], *(suite for _title, suite in changed)], margin, robust, correct)
     return _rows(comparison), _skipped(comparison)
 
 
@@ -160,11 +160,13 @@ def _methods_note(rows: Sequence[_Row]) -> str:
     return text + "."
 
 
-def compare_figure(reference: tuple[str, BenchmarkSuite], changed: Files, margin: float, robust: bool = False) -> Any:
+def compare_figure(
+    reference: tuple[str, BenchmarkSuite], changed: Files, margin: float, robust: bool = False, correct: bool = True
+) -> Any:
     """Ratios changed / reference of each benchmark in all files, with
     their confidence interval (perf.analysis.suites.compare_suites),
     sorted, the +-margin equivalence band, the geometric mean on top."""
-    comparison = compare_suites([reference[1], *(suite for _title, suite in changed)], margin, robust)
+    comparison = compare_suites([reference[1], *(suite for _title, suite in changed)], margin, robust, correct)
     return comparison_figure([reference[0], *(title for title, _suite in changed)], comparison)
 
 
@@ -224,7 +226,8 @@ def comparison_figure(titles: Sequence[str], comparison: SuiteComparison) -> Any
     ax.grid(axis="x", color="#dddddd", linewidth=0.6, zorder=0)
     ax.set_xlabel("changed / reference (log scale): below 1x faster, above 1x slower", fontsize=9)
     add_header(figure, title, *_compare_legend(rows, changed, margin), columns=6)
-    add_notes(figure, [_methods_note(rows), _skipped_note(skipped)])
+    compared = [found for entry in comparison.entries for found in entry.comparisons]
+    add_notes(figure, [_methods_note(rows), format_ratio_source(compared, comparison.correct), _skipped_note(skipped)])
     return figure
 
 
@@ -238,10 +241,15 @@ def _change_labels(ax: Any, rows: Sequence[_Row], margin: float) -> None:
     ax.figure.get_layout_engine().set(w_pad=0.12)
     right.set_ylim(ax.get_ylim())
     right.set_yticks(range(len(rows)))
-    right.set_yticklabels([format_change(row.comparisons[0], margin, meaning=False) for row in rows], fontsize=8)
+    right.set_yticklabels([_change_label(row.comparisons[0], margin) for row in rows], fontsize=8)
     right.tick_params(axis="y", length=0, pad=8)  # clear of the arrow heads on the edge
     for label, row in zip(right.get_yticklabels(), rows):
         label.set_color(VERDICT_COLOURS[row.comparisons[0].verdict])
+
+
+def _change_label(comparison: Comparison, margin: float) -> str:
+    label = format_change(comparison, margin, meaning=False)
+    return f"{label}, corrected" if comparison.corrected else label
 
 
 def _skipped_note(skipped: Sequence[str]) -> str:
