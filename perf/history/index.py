@@ -9,9 +9,11 @@ error.  It holds:
   its UTC timestamp, branch, machine, the time of the add), plus
   ``sort_key``, the position in a timeline: the commit's timestamp, or the
   time of the add for a commit without a date;
-* ``points``: one row per benchmark of a recording: its unit and its
-  process means, packed as ``array('d')`` bytes (native byte order: the
-  index never leaves the machine).
+* ``points``: one row per benchmark of a recording: its unit, its
+  process means and their speed probes, packed as ``array('d')`` bytes
+  (native byte order: the index never leaves the machine), and what made
+  the probes (:meth:`perf.analysis.interference.ProbeSource.key`: probes
+  of different sources are never compared).
 
 Every write is one ``BEGIN IMMEDIATE`` transaction (a busy timeout lets
 two processes wait for each other instead of failing).
@@ -28,7 +30,7 @@ import struct
 from array import array
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 #: seconds a process waits for another's write transaction
 BUSY_TIMEOUT = 120.0
@@ -57,6 +59,7 @@ _TABLES = (
         unit TEXT NOT NULL,
         means BLOB NOT NULL,
         probes BLOB NOT NULL,
+        probe_source TEXT NOT NULL,
         PRIMARY KEY (benchmark, recording)) WITHOUT ROWID""",
     "CREATE INDEX points_recording ON points (recording)",
 )
@@ -94,17 +97,22 @@ class StoredPoint(NamedTuple):
     process_means: tuple[float, ...]
     #: the speed probe of each of those processes (empty: not recorded)
     probes: tuple[float, ...] = ()
+    #: what made the probes (empty: no probes)
+    probe_source: str = ""
+
+
+#: ``(benchmark, unit, process means, speed probes, probe source)``
+PointRow = tuple[str, str, tuple[float, ...], tuple[float, ...], str]
 
 
 class IndexEntry(NamedTuple):
     """What the index holds of one result file: its recording, the path of
-    its sidecar, its sort key and its points ``(benchmark, unit, means,
-    probes)``."""
+    its sidecar, its sort key and its points."""
 
     recording: Recording
     sidecar: str
     sort_key: float
-    points: list[tuple[str, str, tuple[float, ...], tuple[float, ...]]]
+    points: list[PointRow]
 
 
 def connect(path: str) -> sqlite3.Connection:
@@ -185,10 +193,10 @@ def insert(connection: sqlite3.Connection, entry: IndexEntry) -> None:
     )
     identifier = cursor.lastrowid
     connection.executemany(
-        "INSERT INTO points (recording, benchmark, unit, means, probes) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO points (recording, benchmark, unit, means, probes, probe_source) VALUES (?, ?, ?, ?, ?, ?)",
         [
-            (identifier, name, unit, array("d", means).tobytes(), array("d", probes).tobytes())
-            for name, unit, means, probes in entry.points
+            (identifier, name, unit, array("d", means).tobytes(), array("d", probes).tobytes(), source)
+            for name, unit, means, probes, source in entry.points
         ],
     )
 
@@ -241,23 +249,24 @@ def points(
     wanted = None if benchmarks is None else set(benchmarks)
     if wanted is not None and len(wanted) <= _MAX_PARAMETERS:
         rows = connection.execute(
-            "SELECT recording, benchmark, unit, means, probes FROM points"
+            "SELECT recording, benchmark, unit, means, probes, probe_source FROM points"
             f" WHERE benchmark IN ({', '.join('?' * len(wanted))})",
             sorted(wanted),
         ).fetchall()
     else:
-        rows = connection.execute("SELECT recording, benchmark, unit, means, probes FROM points").fetchall()
+        rows = connection.execute(
+            "SELECT recording, benchmark, unit, means, probes, probe_source FROM points"
+        ).fetchall()
     rows = [row for row in rows if row[0] in rank and (wanted is None or row[1] in wanted)]
     rows.sort(key=lambda row: (rank[row[0]], row[1]))
     unpackers: dict[int, Callable[[bytes], tuple[Any, ...]]] = {}
     result = []
-    for identifier, name, unit, means, probes in rows:
+    for identifier, name, unit, means, probes, source in rows:
         for packed in (means, probes):
             if len(packed) not in unpackers:
                 unpackers[len(packed)] = struct.Struct(f"={len(packed) // 8}d").unpack
-        result.append(
-            StoredPoint(name, unit, by_id[identifier], unpackers[len(means)](means), unpackers[len(probes)](probes))
-        )
+        unpacked = unpackers[len(means)](means), unpackers[len(probes)](probes)
+        result.append(StoredPoint(name, unit, by_id[identifier], *unpacked, source))
     return result
 
 

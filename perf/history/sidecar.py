@@ -16,10 +16,10 @@ import json
 import re
 from typing import Any
 
-from perf.analysis.interference import process_evidence
+from perf.analysis.interference import probe_sources, process_evidence
 from perf.analysis.statistics import process_means
 from perf.errors import HistoryStoreError
-from perf.history.index import IndexEntry, Recording
+from perf.history.index import IndexEntry, PointRow, Recording
 from perf.model.suite import BenchmarkSuite
 
 SUFFIX = ".history.json"
@@ -60,18 +60,22 @@ def safe_name(text: str, limit: int = 80) -> str:
     return name or "_"
 
 
-def points(suite: BenchmarkSuite) -> list[tuple[str, str, tuple[float, ...], tuple[float, ...]]]:
-    """``(benchmark, unit, process means, speed probes)`` of each benchmark
-    that has values (one without any cannot be compared); the probes are
-    empty unless every process recorded one (pyperf's files have none)."""
-    result = []
+def points(suite: BenchmarkSuite) -> list[PointRow]:
+    """``(benchmark, unit, process means, speed probes, probe source)`` of
+    each benchmark that has values (one without any cannot be compared);
+    the probes are empty unless every process recorded one of one source
+    (pyperf's files have none; files appended to each other may mix
+    kinds)."""
+    result: list[PointRow] = []
     for benchmark in suite:
         means = process_means(run.values for run in benchmark.get_runs())
         if means:
             probes = [item.probe for item in process_evidence(benchmark)]
             known = tuple(probe for probe in probes if probe is not None)
-            probes_kept = known if len(known) == len(means) else ()
-            result.append((benchmark.get_name(), benchmark.get_unit(), tuple(means), probes_kept))
+            sources = probe_sources(benchmark)
+            kept = len(known) == len(means) and len(sources) == 1
+            source = sources.pop().key() if kept else ""
+            result.append((benchmark.get_name(), benchmark.get_unit(), tuple(means), known if kept else (), source))
     return result
 
 

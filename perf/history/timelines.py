@@ -7,7 +7,8 @@ changes come from :mod:`perf.analysis.changepoints`: first the drift that
 a recording shares across its benchmarks (the machine that day) is
 estimated, over every benchmark of the machine, and taken out, as is the
 machine's speed that the workers' speed probe measured (files that
-recorded it); then each benchmark's commits are segmented.  The points shown (:class:`CommitPoint`)
+recorded it; probes of different sources, such as perf's first probe in two
+interpreters, are not compared); then each benchmark's commits are segmented.  The points shown (:class:`CommitPoint`)
 are the measurements as recorded, drift included.
 
 Must not: print, or compute statistics (perf.analysis does).
@@ -89,6 +90,8 @@ class Entry(NamedTuple):
     probes: tuple[float, ...] = ()
     #: how much slower the machine ran, from the probes (log scale)
     machine: float = 0.0
+    #: what made the probes: only probes of one source are compared
+    probe_source: str = ""
 
 
 def _commit_groups(entries: Sequence[Entry]) -> list[list[Entry]]:
@@ -127,7 +130,7 @@ def with_machine_speed(entries: Sequence[Entry]) -> list[Entry]:
     """*entries* (one benchmark on one machine) with the machine's speed of
     each recording, from the speed probes of its processes
     (:func:`perf.analysis.interference.probe_shifts`)."""
-    shifts = probe_shifts([entry.probes for entry in entries])
+    shifts = probe_shifts([entry.probes for entry in entries], [entry.probe_source for entry in entries])
     return [entry._replace(machine=shift) for entry, shift in zip(entries, shifts)]
 
 
@@ -177,7 +180,14 @@ def _by_machine(points: Iterable[StoredPoint]) -> dict[str, dict[tuple[str, str]
     machines: dict[str, dict[tuple[str, str], list[Entry]]] = {}
     for point in points:
         recording = point.recording
-        entry = Entry(recording.commit, recording.date, recording.path, point.process_means, point.probes)
+        entry = Entry(
+            recording.commit,
+            recording.date,
+            recording.path,
+            point.process_means,
+            point.probes,
+            probe_source=point.probe_source,
+        )
         machines.setdefault(recording.machine, {}).setdefault((point.benchmark, point.unit), []).append(entry)
     return machines
 

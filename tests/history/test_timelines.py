@@ -25,6 +25,7 @@ class Point(NamedTuple):
     recording: Recording
     process_means: tuple
     probes: tuple = ()
+    probe_source: str = ""
 
 
 class FakeStore:
@@ -172,3 +173,37 @@ def test_the_speed_probe_takes_the_machine_out_of_a_single_benchmark():
     assert timeline.changes == ()
     # the points shown are the measurements as recorded
     assert timeline.commits[12].mean == pytest.approx(0.0104, rel=0.01)
+
+
+def _interpreter_history(kind):
+    """The history of an interpreter (issue 21): commits 0-9 built as
+    "3.11", 10-19 as "3.12", which runs the benchmark 25 % slower; with
+    perf's first probe (*kind* "python"), 3.12 also runs the probe 10 %
+    faster, as the real ones did; a native probe runs alike in both."""
+    rng = random.Random(8)
+    points = []
+    for index in range(20):
+        newer = index >= 10
+        recording = Recording(f"r{index}", commit_id(index), None, "m")
+        means = tuple(0.01 * (1.25 if newer else 1.0) * (1 + rng.gauss(0.0, 0.01)) for _ in range(20))
+        probe = 0.9 if newer and kind == "python" else 1.0
+        probes = tuple(1e-4 * probe * (1 + rng.gauss(0.0, 0.005)) for _ in range(20))
+        source = f"python\ncpython\n{'3.12.1' if newer else '3.11.7'}" if kind == "python" else kind
+        points.append(Point("b", "second", recording, means, probes, source))
+    return points
+
+
+@pytest.mark.parametrize("kind", ["python", "zlib"])
+def test_the_history_of_an_interpreter_keeps_its_real_difference(kind):
+    (timeline,) = timelines(FakeStore(_interpreter_history(kind)))
+    (change,) = timeline.changes
+    assert change.index == 10 and change.direction == "slower"
+    assert change.ratio == pytest.approx(1.25, rel=0.01)
+
+
+def test_perfs_first_probe_compared_across_interpreters_would_distort_it():
+    # what the timeline said before probes of different sources were kept
+    # apart: the 10 % of the probe taken out of a real 25 %
+    points = [point._replace(probe_source="python") for point in _interpreter_history("python")]
+    (change,) = timelines(FakeStore(points))[0].changes
+    assert change.ratio > 1.3
