@@ -33,8 +33,13 @@ wrong-direction rate of the A/B kinds.
 
 Usage::
 
-    python bench/busy_compare.py record FOLDER [--cycles 40] [--load mixed|cpu|memory|none] [--seed 1]
-    python bench/busy_compare.py analyze FOLDER [FOLDER...]
+    python bench/busy_compare.py record FOLDER [--cycles 40] [--load mixed|cpu|memory|none] [--seed 1] [--study]
+    python bench/busy_compare.py analyze FOLDER [FOLDER...] [--probe NAME]
+
+``--study`` (issue 21): the workers also time every candidate probe of
+bench/probe_candidates.py (bench/probe_study_site/sitecustomize.py);
+``analyze --probe NAME`` then judges every method with candidate NAME in
+place of the probe the workers recorded, on the same recordings.
 """
 
 from __future__ import annotations
@@ -109,6 +114,8 @@ def read_manifest(folder: str) -> list[dict[str, object]]:
 def record(args: argparse.Namespace) -> None:
     os.makedirs(args.folder, exist_ok=True)
     env = dict(os.environ, PYTHONPATH=ROOT)
+    if args.study:
+        env["PYTHONPATH"] += os.pathsep + os.path.join(ROOT, "bench", "probe_study_site")
     env.setdefault("PERF_LOCK_DIR", tempfile.mkdtemp(prefix="perf-lock-"))
     load = None
     if args.load != "none":
@@ -204,11 +211,32 @@ def breakdown(folders: list[str], pairs) -> None:
         print(f"  {kind:4} {load:6} {count:3} pairs: {'claimed' if kind == 'A/A' else 'found'} {today} -> {now}")
 
 
+#: analyze --probe NAME: the candidate probe read in place of the recorded one
+PROBE: list[str] = []
+
+
+def load_benchmark(path: str):
+    """The recording at *path*; with ``--probe NAME``, its runs' speed probe
+    is candidate NAME's (recorded in study mode)."""
+    import perf
+
+    if not PROBE:
+        return perf.Benchmark.load(path)
+    with open(path) as file:
+        data = json.load(file)
+    for benchmark in data["benchmarks"]:
+        for run in benchmark["runs"]:
+            metadata = run.get("metadata", {})
+            for end in ("before", "after"):
+                key = f"probe_{PROBE[0]}_{end}"
+                if key in metadata:
+                    metadata[f"speed_probe_{end}"] = metadata[key]
+    return perf.Benchmark.loads(json.dumps(data))
+
+
 def load_pairs(folders: list[str], cycles: range | None = None) -> dict[str, list[tuple[str, object, object]]]:
     """mode -> [(kind, reference benchmark, changed benchmark)] in time
     order, of the recordings of *cycles* (all by default)."""
-    import perf
-
     pairs: dict[str, list[tuple[str, object, object]]] = {mode: [] for mode in MODES}
     for folder in folders:
         entries = [entry for entry in read_manifest(folder) if cycles is None or int(entry["cycle"]) in cycles]
@@ -216,7 +244,7 @@ def load_pairs(folders: list[str], cycles: range | None = None) -> dict[str, lis
         for entry in entries:
             by_mode[str(entry["mode"])].append(entry)
         for mode, recordings in by_mode.items():
-            benchmarks = [perf.Benchmark.load(os.path.join(folder, str(entry["file"]))) for entry in recordings]
+            benchmarks = [load_benchmark(os.path.join(folder, str(entry["file"]))) for entry in recordings]
             sides = [str(entry["side"]) for entry in recordings]
             for position in range(len(recordings) - 1):
                 span = (float(recordings[position]["start"]), float(recordings[position + 1]["end"]))
@@ -433,6 +461,63 @@ METHODS = {
 }
 
 
+def probe_table(folders: list[str]) -> None:
+    """How well each candidate probe (recorded with --study) tracks the
+    machine: over every pair, the CPU-time log ratio around its kind's
+    median (the noise between recordings) against the probe's log ratio:
+    their correlation, the regression slope (1: the probe moves as the
+    benchmark does), and the standard deviation of the noise before and
+    after compare_to's shrunk correction with that probe."""
+    import statistics
+
+    names = sorted(
+        {
+            key[len("probe_") : -len("_before")]
+            for folder in folders
+            for entry in read_manifest(folder)[:1]
+            for key in _run_keys(os.path.join(folder, str(entry["file"])))
+            if key.startswith("probe_") and key.endswith("_before")
+        }
+    )
+    if not names:
+        print("\nNo candidate probes in these recordings (record them with --study).")
+        return
+    print("\nProbe candidates: pairs' CPU-time log ratio (around its kind's median) against the probe's log ratio")
+    print(f"{'mode':8} {'probe':10} {'pairs':>5} {'corr':>6} {'slope':>6} {'sd before':>10} {'sd after':>9}")
+    for mode in MODES:
+        for name in names:
+            PROBE[:] = [name]
+            pairs = load_pairs(folders)[mode]
+            rows = []
+            for kind, reference, changed in pairs:
+                bench = method_cpu_time(reference, changed)
+                probe = probe_comparison(reference, changed)
+                shift = math.log(probe.ratio)
+                weight = shift**2 / (shift**2 + probe.standard_error**2) if probe.standard_error else 1.0
+                rows.append((kind, math.log(bench.ratio), shift, weight))
+            centers = {kind: statistics.median(r[1] for r in rows if r[0] == kind) for kind in {r[0] for r in rows}}
+            y = [r[1] - centers[r[0]] for r in rows]
+            x = [r[2] for r in rows]
+            after = [value - weight * shift for value, (_, _, shift, weight) in zip(y, rows)]
+            mx, my = statistics.fmean(x), statistics.fmean(y)
+            sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
+            sxx = sum((a - mx) ** 2 for a in x)
+            syy = sum((b - my) ** 2 for b in y)
+            corr = sxy / math.sqrt(sxx * syy) if sxx and syy else math.nan
+            slope = sxy / sxx if sxx else math.nan
+            print(
+                f"{mode:8} {name:10} {len(rows):5d} {corr:6.2f} {slope:6.2f} "
+                f"{statistics.stdev(y):10.2%} {statistics.stdev(after):9.2%}"
+            )
+    PROBE.clear()
+
+
+def _run_keys(path: str) -> set[str]:
+    with open(path) as file:
+        data = json.load(file)
+    return {key for benchmark in data["benchmarks"] for run in benchmark["runs"] for key in run.get("metadata", {})}
+
+
 def details(pairs) -> None:
     """One line per pair: today's and the CPU-time ratio, the probe ratio,
     the CPU shares of both sides."""
@@ -482,6 +567,9 @@ def analyze(args: argparse.Namespace) -> None:
         first, last = map(int, args.cycles.split("-"))
         cycles = range(first, last + 1)
         print(f"Cycles {first} to {last} only")
+    if args.probe_table:
+        probe_table(args.folders)
+        return
     pairs = load_pairs(args.folders, cycles)
     real_ratios(args.folders)
     breakdown(args.folders, pairs)
@@ -526,11 +614,19 @@ def main() -> None:
     recorder.add_argument("--cycles", type=int, default=40)
     recorder.add_argument("--load", choices=("mixed", "cpu", "memory", "none"), default="mixed")
     recorder.add_argument("--seed", type=int, default=1)
+    recorder.add_argument("--study", action="store_true", help="workers also time every candidate probe")
     analyzer = commands.add_parser("analyze")
     analyzer.add_argument("folders", nargs="+")
     analyzer.add_argument("--details", action="store_true", help="one line per pair")
     analyzer.add_argument("--cycles", help="FIRST-LAST: only the pairs of these cycles (0-based, inclusive)")
+    analyzer.add_argument("--probe", help="read candidate probe NAME (recorded with --study) as the speed probe")
+    analyzer.add_argument(
+        "--probe-table", action="store_true", help="how well each candidate probe tracks the machine (--study)"
+    )
     args = parser.parse_args()
+    if getattr(args, "probe", None):
+        PROBE.append(args.probe)
+        print(f"Speed probe read: candidate {args.probe!r} (bench/probe_candidates.py)")
     if args.command == "record":
         record(args)
     else:

@@ -1,0 +1,145 @@
+"""Which speed probe measures the machine and not the interpreter (issue 21).
+
+``spread``: workers of several interpreters, started in shuffled rounds
+(one worker per interpreter per round, in a new random order each round,
+so that the machine's drift hits them alike), each time every candidate
+probe of bench/probe_candidates.py before and after 0.3 s of Python work
+(as a perf worker does around its values).  Prints, per candidate, each
+interpreter's median probe (geometric mean of before and after, as
+perf.analysis.interference reads a worker) and the spread of the medians
+(highest / lowest - 1): a probe that measures the machine has the same
+median in every interpreter.
+
+``perf``: the same, but each worker is a real ``python -m perf timeit``
+(one process, ``-p 1``) of the interpreter, and the probe read is the one
+perf recorded (``speed_probe_before``/``speed_probe_after``, and
+``speed_probe`` for its kind): the figure of the issue's "done when".
+
+Usage::
+
+    python bench/probe_study.py spread [--rounds 30] [--seed 1] PYTHON...
+    python bench/probe_study.py perf [--rounds 30] [--seed 1] PYTHON...
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+
+WORKER = """
+import json, sys, time
+sys.path.insert(0, {bench!r})
+import probe_candidates as candidates
+workloads = candidates.build()
+before = candidates.measure_all(workloads)
+end = time.perf_counter() + 0.3
+while time.perf_counter() < end:
+    sorted(range(1000))
+after = candidates.measure_all(workloads)
+sys.stdout.write(json.dumps({{"before": before, "after": after}}))
+"""
+
+
+def label(python: str) -> str:
+    done = subprocess.run(
+        [python, "-c", "import sys, platform; print(platform.python_implementation(), sys.version.split()[0])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def spread_worker(python: str) -> dict[str, float]:
+    done = subprocess.run(
+        [python, "-c", WORKER.format(bench=BENCH)], capture_output=True, text=True, check=True, env=_environment()
+    )
+    result = json.loads(done.stdout)
+    return {name: math.sqrt(result["before"][name] * result["after"][name]) for name in result["before"]}
+
+
+def perf_worker(python: str, folder: str, index: int) -> dict[str, float]:
+    path = os.path.join(folder, f"{index}.json")
+    command = [python, "-m", "perf", "timeit", "-q", "-p", "1", "-o", path, "sorted(range(1000))"]
+    subprocess.run(command, capture_output=True, text=True, check=True, env=_environment())
+    with open(path) as file:
+        data = json.load(file)
+    probes: dict[str, float] = {}
+    for benchmark in data["benchmarks"]:
+        common = benchmark.get("metadata", {})
+        for run in benchmark["runs"]:
+            metadata = dict(data.get("metadata", {}), **common, **run.get("metadata", {}))
+            if run.get("values") and "speed_probe_before" in metadata:
+                kind = str(metadata.get("speed_probe", "python"))
+                probes[kind] = math.sqrt(metadata["speed_probe_before"] * metadata["speed_probe_after"])
+    return probes
+
+
+def _environment() -> dict[str, str]:
+    environment = dict(os.environ, PYTHONPATH=ROOT)
+    environment.setdefault("PERF_LOCK_DIR", tempfile.mkdtemp(prefix="perf-lock-"))
+    return environment
+
+
+def run(args: argparse.Namespace) -> None:
+    rng = random.Random(args.seed)
+    labels = {python: label(python) for python in args.pythons}
+    samples: dict[str, dict[str, list[float]]] = {python: {} for python in args.pythons}
+    folder = tempfile.mkdtemp(prefix="probe-study-")
+    index = 0
+    for round_number in range(args.rounds):
+        order = list(args.pythons)
+        rng.shuffle(order)
+        for python in order:
+            result = spread_worker(python) if args.command == "spread" else perf_worker(python, folder, index)
+            index += 1
+            for name, value in result.items():
+                samples[python].setdefault(name, []).append(value)
+        print(f"round {round_number + 1}/{args.rounds}", file=sys.stderr, flush=True)
+    names = sorted({name for per_python in samples.values() for name in per_python})
+    print(f"{args.rounds} rounds, one worker per interpreter per round, shuffled; seed {args.seed}")
+    print("median probe per interpreter (microseconds), spread = highest median / lowest - 1")
+    header = f"{'probe':10}" + "".join(f"{labels[python]:>16}" for python in args.pythons) + f"{'spread':>9}"
+    print(header)
+    for name in names:
+        medians = [statistics.median(samples[python][name]) for python in args.pythons if samples[python].get(name)]
+        cells = "".join(
+            f"{statistics.median(samples[python][name]) * 1e6:16.1f}" if samples[python].get(name) else f"{'-':>16}"
+            for python in args.pythons
+        )
+        spread = max(medians) / min(medians) - 1 if medians else math.nan
+        print(f"{name:10}{cells}{spread:9.1%}")
+    print("\nnoise: median absolute deviation / median, per interpreter (one worker's probe)")
+    for name in names:
+        cells = ""
+        for python in args.pythons:
+            values = samples[python].get(name)
+            if not values:
+                cells += f"{'-':>16}"
+                continue
+            center = statistics.median(values)
+            cells += f"{statistics.median(abs(value - center) for value in values) / center:16.1%}"
+        print(f"{name:10}{cells}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=("spread", "perf"))
+    parser.add_argument("pythons", nargs="+")
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=1)
+    run(parser.parse_args())
+
+
+if __name__ == "__main__":
+    main()
