@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers import FakeClock
 
-from perf.measure.interference import SpeedProbe, ValueMonitor
+from perf.measure.interference import PROBE_BYTES, PROBE_KIND, SpeedProbe, ValueMonitor, Witness
 
 
 class Machine:
@@ -73,6 +73,45 @@ def test_the_real_counters_read_this_thread():
 
 def test_speed_probe_is_the_best_of_its_runs():
     clock = FakeClock(step=0.5)
-    probe = SpeedProbe(clock=clock)
+    checked = []
+    probe = SpeedProbe(lambda data: checked.append(len(data)) or 0, clock=clock)
     assert probe(repeat=3) == 0.5
     assert clock.calls == 6  # start and end of each run, nothing else timed
+    assert checked == [PROBE_BYTES] * 3  # one call per run: the interpreter's share is one call
+
+
+def test_the_speed_probe_is_zlibs_checksum():
+    import zlib
+
+    probe = SpeedProbe.create()
+    assert probe is not None and probe.checksum is zlib.crc32 and probe.kind == PROBE_KIND
+    assert probe() > 0
+
+
+def test_an_interpreter_without_zlib_records_no_probe(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_zlib(name, *args, **kwargs):
+        if name == "zlib":
+            raise ImportError("No module named 'zlib'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_zlib)
+    witness = Witness()
+    assert witness.probe is None
+    witness.run_probe()
+    witness.run_probe()
+    metadata = witness.metadata(0)
+    assert not any(key.startswith("speed_probe") for key in metadata)
+
+
+def test_the_witness_records_the_kind_of_its_probe():
+    witness = Witness()
+    witness.run_probe()
+    witness.run_probe()
+    metadata = witness.metadata(0)
+    assert metadata["speed_probe"] == PROBE_KIND
+    assert metadata["speed_probe_before"] > 0 and metadata["speed_probe_after"] > 0
+    assert "speed_probe" not in Witness(enabled=False).metadata(0)
