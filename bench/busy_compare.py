@@ -33,13 +33,17 @@ wrong-direction rate of the A/B kinds.
 
 Usage::
 
-    python bench/busy_compare.py record FOLDER [--cycles 40] [--load mixed|cpu|memory|none] [--seed 1] [--study]
-    python bench/busy_compare.py analyze FOLDER [FOLDER...] [--probe NAME]
+    python bench/busy_compare.py record FOLDER [--cycles 40] [--load mixed|cpu|memory|none] [--seed 1]
+                                    [--study candidates|baseline]
+    python bench/busy_compare.py analyze FOLDER [FOLDER...] [--probe NAME] [--probe-table]
 
-``--study`` (issue 21): the workers also time every candidate probe of
-bench/probe_candidates.py (bench/probe_study_site/sitecustomize.py);
-``analyze --probe NAME`` then judges every method with candidate NAME in
-place of the probe the workers recorded, on the same recordings.
+``--study`` (issue 21): the workers also time the candidate probes of
+bench/probe_candidates.py, every one (``candidates``:
+bench/probe_study_site/) or perf's first probe only (``baseline``:
+bench/probe_baseline_site/); ``analyze --probe NAME`` then judges every
+method with candidate NAME (``a+b``: the sum of their times) in place of
+the probe perf recorded, on the same recordings, and ``--probe-table``
+says how well each candidate tracks the machine.
 """
 
 from __future__ import annotations
@@ -115,7 +119,8 @@ def record(args: argparse.Namespace) -> None:
     os.makedirs(args.folder, exist_ok=True)
     env = dict(os.environ, PYTHONPATH=ROOT)
     if args.study:
-        env["PYTHONPATH"] += os.pathsep + os.path.join(ROOT, "bench", "probe_study_site")
+        site = {"candidates": "probe_study_site", "baseline": "probe_baseline_site"}[args.study]
+        env["PYTHONPATH"] += os.pathsep + os.path.join(ROOT, "bench", site)
     env.setdefault("PERF_LOCK_DIR", tempfile.mkdtemp(prefix="perf-lock-"))
     load = None
     if args.load != "none":
@@ -225,12 +230,14 @@ def load_benchmark(path: str):
     with open(path) as file:
         data = json.load(file)
     for benchmark in data["benchmarks"]:
+        benchmark.get("metadata", {}).pop("speed_probe", None)
         for run in benchmark["runs"]:
             metadata = run.get("metadata", {})
             for end in ("before", "after"):
-                key = f"probe_{PROBE[0]}_{end}"
-                if key in metadata:
-                    metadata[f"speed_probe_{end}"] = metadata[key]
+                keys = [f"probe_{name}_{end}" for name in PROBE[0].split("+")]  # a+b: the sum of their times
+                if all(key in metadata for key in keys):
+                    metadata[f"speed_probe_{end}"] = sum(metadata[key] for key in keys)
+                    metadata["speed_probe"] = f"candidate-{PROBE[0]}"
     return perf.Benchmark.loads(json.dumps(data))
 
 
@@ -482,6 +489,7 @@ def probe_table(folders: list[str]) -> None:
     if not names:
         print("\nNo candidate probes in these recordings (record them with --study).")
         return
+    names += ["crc32+adler32", "crc32+inflate", "crc32+adler32+inflate"]
     print("\nProbe candidates: pairs' CPU-time log ratio (around its kind's median) against the probe's log ratio")
     print(f"{'mode':8} {'probe':10} {'pairs':>5} {'corr':>6} {'slope':>6} {'sd before':>10} {'sd after':>9}")
     for mode in MODES:
@@ -614,7 +622,9 @@ def main() -> None:
     recorder.add_argument("--cycles", type=int, default=40)
     recorder.add_argument("--load", choices=("mixed", "cpu", "memory", "none"), default="mixed")
     recorder.add_argument("--seed", type=int, default=1)
-    recorder.add_argument("--study", action="store_true", help="workers also time every candidate probe")
+    recorder.add_argument(
+        "--study", choices=("candidates", "baseline"), help="workers also time candidate probes (issue 21)"
+    )
     analyzer = commands.add_parser("analyze")
     analyzer.add_argument("folders", nargs="+")
     analyzer.add_argument("--details", action="store_true", help="one line per pair")

@@ -25,8 +25,8 @@ def _text(size):
     return repr(numbers).encode("ascii")[:size]
 
 
-def build():
-    """name -> workload (a function of no argument)."""
+def build(names=None):
+    """name -> workload (a function of no argument); *names*: only these."""
     zeros = bytes(1 << 18)
     text = _text(1 << 15)
     blob = zlib.compress(text, 6)
@@ -66,7 +66,7 @@ def build():
         big_target[:] = big_source
         big_source[:] = big_target
 
-    return {
+    workloads = {
         "python": python,
         "crc32": crc32,
         "adler32": adler32,
@@ -75,6 +75,7 @@ def build():
         "copy_l2": copy_l2,
         "copy_l3": copy_l3,
     }
+    return workloads if names is None else dict((name, workloads[name]) for name in names)
 
 
 def best(workload, clock=time.perf_counter, repeat=REPEAT):
@@ -89,3 +90,35 @@ def best(workload, clock=time.perf_counter, repeat=REPEAT):
 def measure_all(workloads):
     """name -> seconds (best of REPEAT), in a fixed order."""
     return dict((name, best(workload)) for name, workload in sorted(workloads.items()))
+
+
+def install(names=None):
+    """Make every perf worker of this process also time the candidates
+    *names* (all by default) next to its own probe, recorded as
+    ``probe_<name>_before``/``_after`` (called by the sitecustomize of
+    bench/probe_study_site/ and bench/probe_baseline_site/)."""
+    from perf.measure import interference
+
+    run_probe = interference.Witness.run_probe
+    metadata = interference.Witness.metadata
+
+    def run_probes(self):
+        run_probe(self)
+        if getattr(self, "probe", None) is None:
+            return
+        if not hasattr(self, "candidates"):
+            self.candidates = build(names)
+            self.candidate_times = []
+        self.candidate_times.append(measure_all(self.candidates))
+
+    def with_candidates(self, nvalues):
+        result = metadata(self, nvalues)
+        times = getattr(self, "candidate_times", [])
+        if len(times) == 2:
+            for name in times[0]:
+                result[f"probe_{name}_before"] = times[0][name]
+                result[f"probe_{name}_after"] = times[1][name]
+        return result
+
+    interference.Witness.run_probe = run_probes
+    interference.Witness.metadata = with_candidates

@@ -14,11 +14,14 @@ median in every interpreter.
 (one process, ``-p 1``) of the interpreter, and the probe read is the one
 perf recorded (``speed_probe_before``/``speed_probe_after``, and
 ``speed_probe`` for its kind): the figure of the issue's "done when".
+``--baseline TREE`` also runs, in the same rounds, the perf of another
+source tree (a git worktree of an older commit: its probe, in the same
+minutes).
 
 Usage::
 
     python bench/probe_study.py spread [--rounds 30] [--seed 1] PYTHON...
-    python bench/probe_study.py perf [--rounds 30] [--seed 1] PYTHON...
+    python bench/probe_study.py perf [--rounds 30] [--seed 1] [--baseline TREE] PYTHON...
 """
 
 from __future__ import annotations
@@ -68,10 +71,11 @@ def spread_worker(python: str) -> dict[str, float]:
     return {name: math.sqrt(result["before"][name] * result["after"][name]) for name in result["before"]}
 
 
-def perf_worker(python: str, folder: str, index: int) -> dict[str, float]:
+def perf_worker(python: str, folder: str, index: int, tree: str = ROOT) -> dict[str, float]:
     path = os.path.join(folder, f"{index}.json")
     command = [python, "-m", "perf", "timeit", "-q", "-p", "1", "-o", path, "sorted(range(1000))"]
-    subprocess.run(command, capture_output=True, text=True, check=True, env=_environment())
+    # in *folder*: python -m perf puts the current folder first on sys.path
+    subprocess.run(command, capture_output=True, text=True, check=True, env=_environment(tree), cwd=folder)
     with open(path) as file:
         data = json.load(file)
     probes: dict[str, float] = {}
@@ -85,8 +89,8 @@ def perf_worker(python: str, folder: str, index: int) -> dict[str, float]:
     return probes
 
 
-def _environment() -> dict[str, str]:
-    environment = dict(os.environ, PYTHONPATH=ROOT)
+def _environment(tree: str = ROOT) -> dict[str, str]:
+    environment = dict(os.environ, PYTHONPATH=tree)
     environment.setdefault("PERF_LOCK_DIR", tempfile.mkdtemp(prefix="perf-lock-"))
     return environment
 
@@ -101,7 +105,14 @@ def run(args: argparse.Namespace) -> None:
         order = list(args.pythons)
         rng.shuffle(order)
         for python in order:
-            result = spread_worker(python) if args.command == "spread" else perf_worker(python, folder, index)
+            if args.command == "spread":
+                result = spread_worker(python)
+            else:
+                result = perf_worker(python, folder, index)
+                if args.baseline:
+                    index += 1
+                    baseline = perf_worker(python, folder, index, args.baseline)
+                    result.update({f"{kind} (baseline)": value for kind, value in baseline.items()})
             index += 1
             for name, value in result.items():
                 samples[python].setdefault(name, []).append(value)
@@ -109,7 +120,8 @@ def run(args: argparse.Namespace) -> None:
     names = sorted({name for per_python in samples.values() for name in per_python})
     print(f"{args.rounds} rounds, one worker per interpreter per round, shuffled; seed {args.seed}")
     print("median probe per interpreter (microseconds), spread = highest median / lowest - 1")
-    header = f"{'probe':10}" + "".join(f"{labels[python]:>16}" for python in args.pythons) + f"{'spread':>9}"
+    width = max(10, *(len(name) + 1 for name in names))
+    header = f"{'probe':{width}}" + "".join(f"{labels[python]:>16}" for python in args.pythons) + f"{'spread':>9}"
     print(header)
     for name in names:
         medians = [statistics.median(samples[python][name]) for python in args.pythons if samples[python].get(name)]
@@ -118,7 +130,7 @@ def run(args: argparse.Namespace) -> None:
             for python in args.pythons
         )
         spread = max(medians) / min(medians) - 1 if medians else math.nan
-        print(f"{name:10}{cells}{spread:9.1%}")
+        print(f"{name:{width}}{cells}{spread:9.1%}")
     print("\nnoise: median absolute deviation / median, per interpreter (one worker's probe)")
     for name in names:
         cells = ""
@@ -129,7 +141,7 @@ def run(args: argparse.Namespace) -> None:
                 continue
             center = statistics.median(values)
             cells += f"{statistics.median(abs(value - center) for value in values) / center:16.1%}"
-        print(f"{name:10}{cells}")
+        print(f"{name:{width}}{cells}")
 
 
 def main() -> None:
@@ -138,6 +150,7 @@ def main() -> None:
     parser.add_argument("pythons", nargs="+")
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--baseline", metavar="TREE", help="perf: also the perf of this source tree, same rounds")
     run(parser.parse_args())
 
 
