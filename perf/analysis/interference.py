@@ -180,7 +180,10 @@ def summarize(benchmark: Benchmark) -> Interference:
         lowest_share=min(shares) if shares else None,
         highest_share=max(shares) if shares else None,
         switches=sum(item.switches or 0 for item in evidence),
-        probe_spread=max(probes) / min(probes) if len(probes) >= 2 and min(probes) > 0 else None,
+        # probes of several sources (files appended to each other) do not compare
+        probe_spread=max(probes) / min(probes)
+        if len(probes) >= 2 and min(probes) > 0 and len(probe_sources(benchmark)) == 1
+        else None,
         cpu_clock=cpu_clock,
     )
 
@@ -188,7 +191,10 @@ def summarize(benchmark: Benchmark) -> Interference:
 def probe_ratio(reference: Benchmark, changed: Benchmark) -> Comparison | None:
     """The speed probe of *changed* against *reference*, as compare_to
     compares values (ratio above 1: the machine ran slower while *changed*
-    was recorded), or None when either recording has fewer than 2 probes."""
+    was recorded), or None when either recording has fewer than 2 probes
+    or their probes cannot be compared (:func:`probe_source`)."""
+    if _unlike_probes(probe_sources(reference), probe_sources(changed))[0] is not None:
+        return None
     return _machine(process_evidence(reference), process_evidence(changed))
 
 
