@@ -101,3 +101,54 @@ def busy_recording(path, machine, hit=(), processes=10, speed=1.0, **metadata):
         runs.append(Run([value, value * 1.001], metadata=run_metadata, collect_metadata=False))
     dump(Benchmark(runs), str(path))
     return str(path)
+
+
+def fake_measurer():
+    """A CommitMeasurer whose sessions run no worker (for history record):
+    the worktrees, builds and ``--python`` are real; each commit's process
+    means are the size of its checksum.py in microseconds, one per round,
+    with the round and the seed a session records.  ``--fail`` in the
+    measured command fails the first commit of a session as a worker would.
+    Returns the class; its ``sessions`` list logs the commits of each session."""
+    import os
+    from typing import ClassVar
+
+    from perf.errors import WorkerError
+    from perf.history.git import short
+    from perf.history.worktrees import CommitMeasurer
+    from perf.measure.schedule import Progress
+    from perf.measure.workers import WorkerOutput
+    from perf.model.benchmark import Benchmark
+    from perf.model.run import Run
+
+    class FakeMeasurer(CommitMeasurer):
+        #: the commits of each session, shared by every measurer of this class
+        sessions: ClassVar[list[list[str]]] = []
+
+        def record(self, commits, events=None, on_listed=None):
+            sides = [self.side(commit) for commit in commits]  # worktree, build, --python
+            self.sessions.append(list(commits))
+            seed = 76 + len(self.sessions)  # each session its own, as a real one
+            rounds = self.command.plan.options.processes
+            if "--fail" in self.command.extra:
+                raise WorkerError(f"worker 1/{rounds} of 'checksum' ({short(commits[0])}) failed with exit code 1")
+            if on_listed is not None:
+                on_listed(["checksum"])
+            benchmarks = []
+            for commit, side in zip(commits, sides):
+                size = os.path.getsize(os.path.join(side.cwd, "checksum.py"))
+                # two commits of identical code still write different files, as real runs do
+                metadata = {"name": "checksum", "loops": 1, "ab_seed": seed, "fake_commit": commit}
+                runs = [
+                    Run([size * 1e-6, size * 1.01e-6], metadata={**metadata, "ab_pair": number}, collect_metadata=False)
+                    for number in range(1, rounds + 1)
+                ]
+                benchmarks.append(Benchmark(runs))
+            for number in range(rounds):
+                for index in range(len(commits)):
+                    output = WorkerOutput(benchmarks[index], "", 0.1)
+                    if events is not None:
+                        events.progress(index, Progress("checksum", number + 1, rounds, output, 0.1))
+            return ["checksum"], [benchmarks]
+
+    return FakeMeasurer

@@ -10,10 +10,12 @@ error.  It holds:
   ``sort_key``, the position in a timeline: the commit's timestamp, or the
   time of the add for a commit without a date;
 * ``points``: one row per benchmark of a recording: its unit, its
-  process means and their speed probes, packed as ``array('d')`` bytes
-  (native byte order: the index never leaves the machine), and what made
-  the probes (:meth:`perf.analysis.interference.ProbeSource.key`: probes
-  of different sources are never compared).
+  process means, their speed probes and their rounds, packed as
+  ``array('d')`` bytes (native byte order: the index never leaves the
+  machine), what made the probes
+  (:meth:`perf.analysis.interference.ProbeSource.key`: probes of different
+  sources are never compared), and the interleaved session the recording
+  was made in (``history record``: the seed its runs share).
 
 Every write is one ``BEGIN IMMEDIATE`` transaction (a busy timeout lets
 two processes wait for each other instead of failing).
@@ -60,11 +62,14 @@ _TABLES = (
         means BLOB NOT NULL,
         probes BLOB NOT NULL,
         probe_source TEXT NOT NULL,
+        session TEXT NOT NULL,
+        rounds BLOB NOT NULL,
         PRIMARY KEY (benchmark, recording)) WITHOUT ROWID""",
     "CREATE INDEX points_recording ON points (recording)",
 )
 
 _ORDER = "r.sort_key, r.added, r.path"
+_POINT_COLUMNS = "recording, benchmark, unit, means, probes, probe_source, session, rounds"
 _RECORDING_COLUMNS = "r.id, r.path, r.sha256, r.commit_id, r.date, r.timestamp, r.branch, r.machine, r.added"
 
 
@@ -99,10 +104,22 @@ class StoredPoint(NamedTuple):
     probes: tuple[float, ...] = ()
     #: what made the probes (empty: no probes)
     probe_source: str = ""
+    #: the interleaved session the recording was made in (its seed; empty:
+    #: a recording of its own), and the round of each process
+    session: str = ""
+    rounds: tuple[int, ...] = ()
 
 
-#: ``(benchmark, unit, process means, speed probes, probe source)``
-PointRow = tuple[str, str, tuple[float, ...], tuple[float, ...], str]
+class PointRow(NamedTuple):
+    """What the index keeps of one benchmark of a result file."""
+
+    benchmark: str
+    unit: str
+    means: tuple[float, ...]
+    probes: tuple[float, ...] = ()
+    probe_source: str = ""
+    session: str = ""
+    rounds: tuple[int, ...] = ()
 
 
 class IndexEntry(NamedTuple):
@@ -193,10 +210,20 @@ def insert(connection: sqlite3.Connection, entry: IndexEntry) -> None:
     )
     identifier = cursor.lastrowid
     connection.executemany(
-        "INSERT INTO points (recording, benchmark, unit, means, probes, probe_source) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO points (recording, benchmark, unit, means, probes, probe_source, session, rounds)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            (identifier, name, unit, array("d", means).tobytes(), array("d", probes).tobytes(), source)
-            for name, unit, means, probes, source in entry.points
+            (
+                identifier,
+                point.benchmark,
+                point.unit,
+                array("d", point.means).tobytes(),
+                array("d", point.probes).tobytes(),
+                point.probe_source,
+                point.session,
+                array("d", point.rounds).tobytes(),
+            )
+            for point in entry.points
         ],
     )
 
@@ -249,24 +276,22 @@ def points(
     wanted = None if benchmarks is None else set(benchmarks)
     if wanted is not None and len(wanted) <= _MAX_PARAMETERS:
         rows = connection.execute(
-            "SELECT recording, benchmark, unit, means, probes, probe_source FROM points"
-            f" WHERE benchmark IN ({', '.join('?' * len(wanted))})",
+            f"SELECT {_POINT_COLUMNS} FROM points WHERE benchmark IN ({', '.join('?' * len(wanted))})",
             sorted(wanted),
         ).fetchall()
     else:
-        rows = connection.execute(
-            "SELECT recording, benchmark, unit, means, probes, probe_source FROM points"
-        ).fetchall()
+        rows = connection.execute(f"SELECT {_POINT_COLUMNS} FROM points").fetchall()
     rows = [row for row in rows if row[0] in rank and (wanted is None or row[1] in wanted)]
     rows.sort(key=lambda row: (rank[row[0]], row[1]))
     unpackers: dict[int, Callable[[bytes], tuple[Any, ...]]] = {}
     result = []
-    for identifier, name, unit, means, probes, source in rows:
-        for packed in (means, probes):
+    for identifier, name, unit, means, probes, source, session, rounds in rows:
+        for packed in (means, probes, rounds):
             if len(packed) not in unpackers:
                 unpackers[len(packed)] = struct.Struct(f"={len(packed) // 8}d").unpack
+        numbers = tuple(int(number) for number in unpackers[len(rounds)](rounds))
         unpacked = unpackers[len(means)](means), unpackers[len(probes)](probes)
-        result.append(StoredPoint(name, unit, by_id[identifier], *unpacked, source))
+        result.append(StoredPoint(name, unit, by_id[identifier], *unpacked, source, session, numbers))
     return result
 
 

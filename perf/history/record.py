@@ -1,129 +1,220 @@
 """``history record``: measure git revisions after the fact and add them to a store.
 
-For each revision, in the order given: a temporary worktree of its commit
-(:class:`perf.history.git.Repository.worktree`), the optional ``--build``
-command run in it, then ``PYTHON ARGS... -o FILE`` run in the worktree
-with the worktree first on ``PYTHONPATH`` (ARGS: a bench script, a path
-relative to the worktree or absolute, or ``-m perf timeit ...``), and the
-result file added to the store with the commit's full id and date.  Each
-revision is added as soon as it is measured: when a later one fails, those
-before it stay recorded.
+The revisions are measured together, interleaved (issue 22): each gets a
+temporary worktree of its commit (:class:`perf.history.worktrees.CommitMeasurer`,
+the optional ``--build`` command run in it), then one session runs their
+workers in rounds, one process of every revision per round, in a new
+random order each round (:meth:`~perf.history.worktrees.CommitMeasurer.record`).
+A load that comes and goes then hits every commit alike instead of making
+a step in the timeline; every run records its round and the session's
+seed (``ab_pair``, ``ab_seed``), so the store knows which recordings were
+made together and any two of them pair again.  Every commit is timed with
+the loops the first worker calibrated.
 
-Must not: print or exit (each revision is reported through
-:class:`RecordEvents`).
+``ARGS`` (a bench script and its options, or ``-m perf timeit ...``) gives
+the budget of each revision: the runner's by default (24 processes of 2
+values), ``-p``/``-n`` otherwise.  With ``--max-worktrees N`` (builds too
+large for every revision at once), the revisions are recorded in
+interleaved batches of N that overlap by two commits (one when N < 4),
+so that the batches' own drift can be tied together by the commits they
+share.  One revision is one session of one side: the CI case.
+
+Each batch's commits are added to the store as soon as it is measured:
+when a later batch fails, those before it stay recorded.
+
+Must not: print or exit (progress and results go to :class:`RecordEvents`).
 """
 
 from __future__ import annotations
 
+import math
 import os
+import time
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
-from perf.errors import PerfError, UsageError
-from perf.history.git import Repository, build, output_tail, run_in, short
-from perf.history.worktrees import worktree_python
+from perf.errors import UsageError
+from perf.history.git import Repository, short
+from perf.history.worktrees import BuildEvents, CommitMeasurer, MeasuredCommand, parse_command
+from perf.measure.session import SessionEvents
 
 if TYPE_CHECKING:
     from perf.history.store import HistoryStore, Recording
-
-#: lines of a failed run's output quoted in its error
-RUN_TAIL_LINES = 10
-#: options of ARGS that the recording sets itself
-REFUSED_OPTIONS = ("-o", "--output", "--append", "--compare-to")
+    from perf.measure.schedule import Progress
+    from perf.model.benchmark import Benchmark
 
 
 class RecordOptions(NamedTuple):
-    """--python, --build, --machine and --branch of a recording."""
+    """--python, --build, --machine, --branch and --max-worktrees of a recording."""
 
     python: str | None = None
     build: str | None = None
     machine: str | None = None
     branch: str | None = None
+    #: the most worktrees at once (None: every revision in one session)
+    max_worktrees: int | None = None
 
 
-class RecordEvents:
+class RecordProgress(NamedTuple):
+    """One worker of a recording finished."""
+
+    #: the commit it measured
+    commit: str
+    #: its round (1-based) and the rounds of the session
+    round: int
+    rounds: int
+    #: the batch (1-based) and the batches
+    batch: int
+    batches: int
+    #: workers done and planned, over every batch
+    done: int
+    total: int
+    #: seconds since the first worker, and the estimate of those left
+    elapsed: float
+    left: float
+    #: what the worker wrote on stderr (the benchmarked code's warnings)
+    stderr: str = ""
+
+
+class RecordEvents(BuildEvents):
     """What a recording reports; the defaults ignore it."""
 
-    def building(self, commit: str) -> None:
-        """The worktree of *commit* is checked out and its build starts."""
+    def measuring(self, commits: Sequence[str], batch: int, batches: int) -> None:
+        """A session of *commits* (batch *batch* of *batches*) starts."""
 
-    def measuring(self, commit: str) -> None:
-        """The command starts in the worktree of *commit*."""
+    def progress(self, progress: RecordProgress) -> None:
+        """A worker finished."""
 
     def recorded(self, commit: str, recordings: list[Recording]) -> None:
         """*commit* was measured and added to the store."""
 
 
-def check_args(args: Sequence[str] | None) -> list[str]:
-    """ARGS after ``--``: present, without the options the recording sets."""
-    if not args:
-        raise UsageError("missing the command to measure after --: a bench script and its options, or -m perf timeit")
-    if args[0].startswith("-") and list(args[:3]) != ["-m", "perf", "timeit"]:
-        raise UsageError(f"the command after -- must be a bench script or -m perf timeit, not {args[0]}")
-    for arg in args:
-        option = arg.split("=", 1)[0]
-        if option in REFUSED_OPTIONS:
-            raise UsageError(f"{option} cannot be given after --: history record sets it")
-    return list(args)
+def parse_args(args: Sequence[str] | None, python: str | None, revisions: int) -> MeasuredCommand:
+    """ARGS after ``--`` as the runner parses them (the budget of each
+    revision: the runner's default unless given); UsageError for what a
+    recording cannot run."""
+    from perf.measure.options import GivenBudget
 
-
-def run_command(worktree: str, command: list[str], commit: str) -> None:
-    """Run a recording's *command* in *worktree*, the worktree first on
-    ``PYTHONPATH``; PerfError naming the commit when it fails."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([worktree, *filter(None, [env.get("PYTHONPATH")])])
-    try:
-        status, output = run_in(worktree, command, env)
-    except OSError as exc:
-        raise PerfError(f"{short(commit)}: cannot run {command[0]}: {exc.strerror or exc}") from None
-    if status != 0:
-        import shlex
-
-        tail = output_tail(output, RUN_TAIL_LINES)
-        raise PerfError(f"{short(commit)}: {shlex.join(command[1:])} failed with exit status {status}{tail}")
-
-
-def record_commit(
-    store: HistoryStore,
-    repository: Repository,
-    commit: str,
-    args: Sequence[str],
-    *,
-    options: RecordOptions | None = None,
-    events: RecordEvents | None = None,
-) -> list[Recording]:
-    """Measure the full commit id *commit* in its worktree and add the
-    result to *store* (with its date; *options*: --python, --build...)."""
-    import tempfile
-
-    options = options or RecordOptions()
-    events = events or RecordEvents()
-    with repository.worktree(commit) as worktree, tempfile.TemporaryDirectory(prefix="perf-record-") as folder:
-        if options.build:
-            events.building(commit)
-            build(worktree, options.build, commit)
-        python = worktree_python(worktree, options.python, commit)
-        output = os.path.join(folder, f"{short(commit)}.json")
-        events.measuring(commit)
-        run_command(worktree, [python, *args, "-o", output], commit)
-        recordings = store.add(
-            [output], commit=commit, date=repository.date(commit), branch=options.branch, machine=options.machine
+    command = parse_command(args, python, defaults=GivenBudget())
+    if revisions > 1 and command.plan.options.target_precision:
+        raise UsageError(
+            "--target-precision cannot be given after -- with several revisions: they are measured "
+            "together, in rounds (give -p instead)"
         )
-    events.recorded(commit, recordings)
-    return recordings
+    return command
+
+
+def batches(commits: Sequence[str], bound: int | None) -> list[list[str]]:
+    """The sessions of a recording: every commit in one, or with *bound*
+    worktrees at most, batches of *bound* commits that overlap by two (one
+    when *bound* < 4); the last one ends with the last commit."""
+    if bound is None or bound >= len(commits):
+        return [list(commits)]
+    if bound < 2:
+        raise UsageError(f"--max-worktrees must be at least 2, got {bound}")
+    overlap = 2 if bound >= 4 else 1
+    found = []
+    start = 0
+    while True:
+        found.append(list(commits[start : start + bound]))
+        if start + bound >= len(commits):
+            return found
+        start += bound - overlap
+
+
+class _Progress(SessionEvents):
+    """The session events of one batch, turned into :class:`RecordProgress`."""
+
+    def __init__(self, events: RecordEvents, commits: Sequence[str], rounds: int, before: int) -> None:
+        self.events = events
+        self.commits = list(commits)
+        self.rounds = rounds
+        #: (batch, batches) and the workers of the later batches, per benchmark
+        self.position = (1, 1)
+        self.later = 0
+        #: workers done before this batch (all benchmarks), in it, and planned in it
+        self.before = before
+        self.done = 0
+        self.total = rounds * len(commits)
+        #: when the first worker of the recording started
+        self.started = time.monotonic()
+
+    def listed(self, names: list[str]) -> None:
+        self.total *= len(names)
+        self.later *= len(names)
+
+    def progress(self, side: int, progress: Progress) -> None:
+        self.done += 1
+        done, total = self.before + self.done, self.before + self.total + self.later
+        elapsed = time.monotonic() - self.started
+        left = elapsed / done * max(0, total - done)
+        round_ = min(self.rounds, math.ceil(self.done * self.rounds / self.total))
+        self.events.progress(
+            RecordProgress(
+                self.commits[side],
+                round_,
+                self.rounds,
+                *self.position,
+                done,
+                total,
+                elapsed,
+                left,
+                progress.output.stderr,
+            )
+        )
 
 
 def record(
     store: HistoryStore,
     repository: Repository,
     commits: Sequence[str],
-    args: Sequence[str],
+    command: MeasuredCommand,
     *,
     options: RecordOptions | None = None,
     events: RecordEvents | None = None,
 ) -> list[Recording]:
-    """:func:`record_commit` of each commit in turn (full ids, resolved
-    beforehand); stops at the first failure, keeping what was added."""
+    """Measure *commits* (full ids, resolved beforehand) interleaved, in
+    sessions of :func:`batches`, and add each commit's result to *store*
+    with its date (*options*: --python, --build...)."""
+    options = options or RecordOptions()
+    events = events or RecordEvents()
+    sessions = batches(commits, options.max_worktrees)
+    rounds = command.plan.options.processes
     recorded: list[Recording] = []
-    for commit in commits:
-        recorded += record_commit(store, repository, commit, args, options=options, events=events)
+    started = time.monotonic()
+    done = 0
+    lock = ("perf", "history", "record")
+    with CommitMeasurer(repository, command, options.build, events, lock_command=lock) as measurer:
+        for index, batch in enumerate(sessions):
+            events.measuring(batch, index + 1, len(sessions))
+            reporter = _Progress(events, batch, rounds, done)
+            reporter.position = (index + 1, len(sessions))
+            reporter.later = rounds * sum(len(later) for later in sessions[index + 1 :])
+            reporter.started = started
+            _names, results = measurer.record(batch, reporter, reporter.listed)
+            done += reporter.done
+            for side, commit in enumerate(batch):
+                recordings = _add(store, repository, commit, [result[side] for result in results], options)
+                recorded += recordings
+                events.recorded(commit, recordings)
+            following = set(sessions[index + 1]) if index + 1 < len(sessions) else set()
+            for commit in batch:
+                if commit not in following:
+                    measurer.release(commit)
     return recorded
+
+
+def _add(
+    store: HistoryStore, repository: Repository, commit: str, benchmarks: Sequence[Benchmark], options: RecordOptions
+) -> list[Recording]:
+    """Write the benchmarks of *commit* to a file and add it to *store*."""
+    import tempfile
+
+    from perf.model.suite import BenchmarkSuite
+    from perf.storage.files import dump
+
+    with tempfile.TemporaryDirectory(prefix="perf-record-") as folder:
+        path = os.path.join(folder, f"{short(commit)}.json")
+        dump(BenchmarkSuite(list(benchmarks)), path)
+        return store.add(
+            [path], commit=commit, date=repository.date(commit), branch=options.branch, machine=options.machine
+        )

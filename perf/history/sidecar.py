@@ -16,10 +16,12 @@ import json
 import re
 from typing import Any
 
+from perf.analysis.benchmarks import PAIR_KEY, SEED_KEY
 from perf.analysis.interference import probe_sources, process_evidence
 from perf.analysis.statistics import process_means
 from perf.errors import HistoryStoreError
 from perf.history.index import IndexEntry, PointRow, Recording
+from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
 
 SUFFIX = ".history.json"
@@ -61,11 +63,11 @@ def safe_name(text: str, limit: int = 80) -> str:
 
 
 def points(suite: BenchmarkSuite) -> list[PointRow]:
-    """``(benchmark, unit, process means, speed probes, probe source)`` of
-    each benchmark that has values (one without any cannot be compared);
-    the probes are empty unless every process recorded one of one source
-    (pyperf's files have none; files appended to each other may mix
-    kinds)."""
+    """What the index keeps of each benchmark that has values (one without
+    any cannot be compared): its process means; their speed probes, when
+    every process recorded one of one source (pyperf's files have none;
+    files appended to each other may mix kinds); the session and the
+    round of each process, when every process has one of one session."""
     result: list[PointRow] = []
     for benchmark in suite:
         means = process_means(run.values for run in benchmark.get_runs())
@@ -75,8 +77,34 @@ def points(suite: BenchmarkSuite) -> list[PointRow]:
             sources = probe_sources(benchmark)
             kept = len(known) == len(means) and len(sources) == 1
             source = sources.pop().key() if kept else ""
-            result.append((benchmark.get_name(), benchmark.get_unit(), tuple(means), known if kept else (), source))
+            session, rounds = _rounds(benchmark)
+            result.append(
+                PointRow(
+                    benchmark.get_name(),
+                    benchmark.get_unit(),
+                    tuple(means),
+                    known if kept else (),
+                    source,
+                    session,
+                    rounds,
+                )
+            )
     return result
+
+
+def _rounds(benchmark: Benchmark) -> tuple[str, tuple[int, ...]]:
+    """The interleaved session (its seed, as text) and the round of each
+    run with values, or ``("", ())`` unless every such run has both."""
+    seeds, rounds = set(), []
+    for run in benchmark.get_runs():
+        if not run.values:
+            continue
+        pair, seed = run._get(PAIR_KEY), run._get(SEED_KEY)
+        if not isinstance(pair, int) or isinstance(pair, bool) or seed is None:
+            return "", ()
+        seeds.add(str(seed))
+        rounds.append(pair)
+    return (seeds.pop(), tuple(rounds)) if len(seeds) == 1 else ("", ())
 
 
 def sort_key(recording: Recording) -> float:

@@ -19,15 +19,15 @@ import argparse
 import contextlib
 import os
 import sys
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 from perf.errors import UsageError, WorkerError
 from perf.history.git import Repository, build, short
 
 if TYPE_CHECKING:
-    from perf.measure.options import RunMode, RunOptions
+    from perf.measure.options import GivenBudget, RunMode, RunOptions
     from perf.measure.plan import RunPlan
-    from perf.measure.session import Session
+    from perf.measure.session import Session, SessionEvents
     from perf.measure.sides import Side
     from perf.model.benchmark import Benchmark
 
@@ -67,9 +67,14 @@ _REFUSED = {
 }
 
 
-def parse_command(args: Sequence[str] | None, python: str | None = None) -> MeasuredCommand:
+def parse_command(
+    args: Sequence[str] | None, python: str | None = None, defaults: GivenBudget | None = None
+) -> MeasuredCommand:
     """Parse ``ARGS`` (a bench script and its options, or ``-m perf timeit
-    ...``) with the runner's parser; UsageError for what cannot run."""
+    ...``) with the runner's parser; UsageError for what cannot run.
+    *defaults*: the budget when ARGS gives none (default: a session of
+    bisect, :data:`DEFAULT_PROCESSES` x :data:`DEFAULT_VALUES`;
+    ``GivenBudget()``: the runner's)."""
     from perf.collect.python import python_has_jit
     from perf.measure.arguments import add_runner_arguments
     from perf.measure.options import DEFAULT_BUDGET, GivenBudget
@@ -92,7 +97,8 @@ def parse_command(args: Sequence[str] | None, python: str | None = None) -> Meas
             raise UsageError(f"{option} cannot be given after --: the command sets it")
     if python and os.path.isabs(python):
         namespace.python = python
-    defaults = GivenBudget(DEFAULT_PROCESSES, DEFAULT_VALUES)
+    if defaults is None:
+        defaults = GivenBudget(DEFAULT_PROCESSES, DEFAULT_VALUES)
     plan = prepare_run(namespace, mode, defaults, script, jit=python_has_jit())
     return MeasuredCommand(plan, tuple(extra), python)
 
@@ -146,11 +152,14 @@ class CommitMeasurer:
         command: MeasuredCommand,
         build_command: str | None = None,
         events: BuildEvents | None = None,
+        lock_command: Sequence[str] = ("perf", "bisect"),
     ) -> None:
         self.repository = repository
         self.command = command
         self.build_command = build_command
         self.events = events or BuildEvents()
+        #: how the CPU lock describes this run to another one that waits
+        self.lock_command = tuple(lock_command)
         self._stack = contextlib.ExitStack()
         self._worktrees: dict[str, tuple[contextlib.ExitStack, Side]] = {}
         self._locked: Session | None = None
@@ -193,23 +202,50 @@ class CommitMeasurer:
         if commit in self._worktrees:
             self._worktrees.pop(commit)[0].close()
 
-    def measure(self, reference: str, changed: str) -> PairedMeans:
-        """One interleaved session: the pairs of each benchmark."""
-        from perf.analysis.benchmarks import paired_process_means
+    def _session(self, commits: Sequence[str], events: SessionEvents | None = None) -> Session:
+        """A session whose sides are the worktrees of *commits*, the CPU
+        lock held (taken by the first one, held until the measurer exits)."""
         from perf.measure.plan import RunPlan
         from perf.measure.session import Session
 
-        sides = (self.side(reference), self.side(changed))
+        sides = tuple(self.side(commit) for commit in commits)
         extra = self.command.extra
 
         def add_extra(command: list[str], namespace: argparse.Namespace) -> None:
             command.extend(extra)
 
         plan = RunPlan(self._pinned or self.command.plan.options, sides, {})
-        session = Session(plan, add_cmdline_args=add_extra, lock_command=("perf", "bisect"))
+        session = Session(plan, add_cmdline_args=add_extra, events=events, lock_command=self.lock_command)
         if self._locked is None:
-            session.lock()  # held until the measurer exits
+            session.lock()
             self._locked = session
+        return session
+
+    def record(
+        self,
+        commits: Sequence[str],
+        events: SessionEvents | None = None,
+        on_listed: Callable[[list[str]], None] | None = None,
+    ) -> tuple[list[str], list[list[Benchmark]]]:
+        """One session of *commits* interleaved: rounds of one worker per
+        commit, in a new order each round, every commit timed with the loops
+        the first worker calibrated (and those of the first session after
+        it).  *on_listed* gets the benchmarks before they run.  Returns the
+        benchmark names and, for each, its result per commit."""
+        session = self._session(commits, events)
+        names = session.list_benchmarks()
+        if on_listed is not None:
+            on_listed(names)
+        results = session.run(list(enumerate(names)), shared_loops=True)
+        if self._pinned is None:
+            self._pinned = pinned_loops(self.command.plan.options, results)
+        return names, results
+
+    def measure(self, reference: str, changed: str) -> PairedMeans:
+        """One interleaved session: the pairs of each benchmark."""
+        from perf.analysis.benchmarks import paired_process_means
+
+        session = self._session((reference, changed))
         names = session.list_benchmarks()
         results = session.run(list(enumerate(names)))
         if self._pinned is None:

@@ -4,8 +4,10 @@ A :class:`Recorder` runs the workers of one benchmark on one side, one at
 a time: the first calibrates the loops and keeps its values; the others
 reuse its loop count.  A :class:`ScheduledBenchmark` is one benchmark of a
 schedule: one recorder, or two (reference, changed) run as interleaved
-pairs in a seeded order.  :func:`run_schedule` runs them in rounds,
-shuffled for a suite, until each has its processes or is precise enough.
+pairs in a seeded order, or more (the commits of ``history record``) run
+in rounds of one worker each, in an order drawn from the seed for every
+round.  :func:`run_schedule` runs them in rounds, shuffled for a suite,
+until each has its processes or is precise enough.
 
 Must not: print (progress goes to a callback), spawn processes itself
 (:mod:`perf.measure.workers` does), or exit.
@@ -61,6 +63,9 @@ class Recorder:
     def run_worker(self, metadata: dict[str, Any] | None = None) -> WorkerOutput:
         """Run the next worker; add *metadata* to the runs it sent."""
         what = f"worker {self.count + 1}/{self.total} of {self.name!r}"
+        label = self.launcher.side.label
+        if label:  # which side: an interpreter of --compare-to, a commit of history record
+            what += f" ({label})"
         output = self.launcher.run_worker(self.task, self.loops, self.values, what)
         sent = output.benchmark.get_name()
         if sent != self.name:
@@ -110,33 +115,50 @@ def pair_order(seed: int, pairs: int) -> list[tuple[int, int]]:
 
 class ScheduledBenchmark:
     """One benchmark of a schedule: its recorder, or the recorders of the
-    two sides of an interleaved comparison (reference, changed), which run
-    as pairs in the order :func:`pair_order` draws from *pair_seed*."""
+    sides of an interleaved comparison: two (reference, changed) run as
+    pairs in the order :func:`pair_order` draws from *pair_seed*; more run
+    as rounds of one worker each, in an order drawn from *pair_seed* too.
+    Every run of an interleaved one records its pair (round), the seed and
+    its position, so that any two of its sides pair again.
 
-    def __init__(self, recorders: Sequence[Recorder], total: int, pair_seed: int) -> None:
+    *shared_loops*: the loops the first worker calibrates are every
+    side's (the commits of a timeline are timed alike); otherwise each
+    side calibrates its own (two interpreters)."""
+
+    def __init__(self, recorders: Sequence[Recorder], total: int, pair_seed: int, shared_loops: bool = False) -> None:
         self.recorders = list(recorders)
         self.name = self.recorders[0].name
-        #: the most workers (pairs) it may run
+        #: the most workers (pairs, rounds) it may run
         self.total = total
         self.pair_seed = pair_seed
+        self.shared_loops = shared_loops
         self.count = 0
         self.finished = False
         self._orders = random.Random(pair_seed)
 
+    def _order(self) -> Sequence[int]:
+        if len(self.recorders) == 2:
+            return _first_side(self._orders)  # the draws of pair_order(): a run can be replayed
+        return self._orders.sample(range(len(self.recorders)), len(self.recorders))
+
     def step(
         self, metadata: dict[str, Any], rule: StoppingRule | None, on_output: Callable[[int, WorkerOutput], None]
     ) -> None:
-        """Run one worker (one pair), then decide whether it is finished."""
+        """Run one worker (one pair, one round), then decide whether it is finished."""
         self.count += 1
         if len(self.recorders) == 1:
             on_output(0, self.recorders[0].run_worker(metadata))
         else:
-            for position, side in enumerate(_first_side(self._orders), 1):
+            for position, side in enumerate(self._order(), 1):
                 pair = {PAIR_KEY: self.count, SEED_KEY: self.pair_seed, POSITION_KEY: position}
-                on_output(side, self.recorders[side].run_worker({**metadata, **pair}))
+                recorder = self.recorders[side]
+                on_output(side, recorder.run_worker({**metadata, **pair}))
+                if self.shared_loops:
+                    for other in self.recorders:
+                        other.loops = other.loops or recorder.loops
         if self.count >= self.total:
             self.finished = True
-        elif rule is not None:
+        elif rule is not None and len(self.recorders) <= 2:
             means = [recorder.result().get_process_means() for recorder in self.recorders]
             precision = rule.precision(means[0]) if len(means) == 1 else rule.paired_precision(*means)
             self.finished = rule.done(self.count, precision)
@@ -194,22 +216,30 @@ def run_schedule(
 
 
 def plan_benchmarks(
-    launchers: Sequence[WorkerLauncher], benchmarks: Sequence[tuple[int, str]], seed: int
+    launchers: Sequence[WorkerLauncher],
+    benchmarks: Sequence[tuple[int, str]],
+    seed: int,
+    shared_loops: bool = False,
 ) -> list[ScheduledBenchmark]:
     """The schedule of *benchmarks* (task number, name), for :func:`run_schedule`.
 
     One launcher (side): each benchmark's workers.  Two (reference, changed):
     interleaved pairs (doc/design.rst, R6), machine drift hitting both
     sides of a pair alike so that it cancels in the paired comparison; each
-    side calibrates its own loops in its first worker, and the order in
-    the pairs of benchmark *i* is drawn from ``seed + i`` (recorded as
-    :data:`SEED_KEY`, with :data:`PAIR_KEY` and :data:`POSITION_KEY`).  Each
+    side calibrates its own loops in its first worker (with
+    *shared_loops*: the first worker's loops are every side's), and the
+    order in the pairs of benchmark *i* is drawn from ``seed + i``
+    (recorded as :data:`SEED_KEY`, with :data:`PAIR_KEY` and
+    :data:`POSITION_KEY`).  More: rounds of one worker per side.  Each
     benchmark gets the largest process budget of the sides (its pairs);
-    --target-precision may stop it earlier."""
+    --target-precision may stop it earlier (two sides at most)."""
     total = max(launcher.options.processes for launcher in launchers)
     return [
         ScheduledBenchmark(
-            [Recorder(launcher, task, name, total) for launcher in launchers], total, (seed + index) % 2**31
+            [Recorder(launcher, task, name, total) for launcher in launchers],
+            total,
+            (seed + index) % 2**31,
+            shared_loops,
         )
         for index, (task, name) in enumerate(benchmarks)
     ]

@@ -215,18 +215,24 @@ class Session:
         return names
 
     def run(
-        self, benchmarks: Sequence[tuple[int, str]], *, shuffle: bool = False, seed: int | None = None
+        self,
+        benchmarks: Sequence[tuple[int, str]],
+        *,
+        shuffle: bool = False,
+        seed: int | None = None,
+        shared_loops: bool = False,
     ) -> list[list[Benchmark]]:
         """Run *benchmarks* (task number, name): for each, its results on
         every side.  *shuffle*: a suite, in shuffled rounds.  *seed* (default:
-        a fresh one) decides the orders, and is recorded.  Every result is
-        saved, even when one file fails; a suite that fails or is stopped
+        a fresh one) decides the orders, and is recorded.  *shared_loops*:
+        every side uses the loops the first worker calibrated.  Every result
+        is saved, even when one file fails; a suite that fails or is stopped
         saves what its workers measured (reported to the events)."""
         from perf.measure.schedule import plan_benchmarks, run_schedule
 
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
-        entries = plan_benchmarks(self.launchers(), benchmarks, seed)
+        entries = plan_benchmarks(self.launchers(), benchmarks, seed, shared_loops)
         try:
             rule = stopping_rule(self.options)
             run_schedule(entries, seed, shuffle=shuffle, rule=rule, on_progress=self.events.progress)

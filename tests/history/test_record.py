@@ -1,6 +1,6 @@
-"""history record, a revision at a time: worktrees, builds, the store
-(real git repositories; the measured command is replaced by a fake that
-writes a result file, so no worker runs)."""
+"""history record: revisions measured together in worktrees, batches,
+progress, builds, the store (real git repositories; the sessions are a
+fake that runs no worker, tests/helpers.fake_measurer)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,10 @@ import sys
 import helpers
 import pytest
 
-import perf
-from perf.errors import BuildError, PerfError, UsageError
+from perf.errors import BuildError, UsageError, WorkerError
 from perf.history import record as record_module
 from perf.history.git import Repository
-from perf.history.record import RecordEvents, RecordOptions, check_args, record
+from perf.history.record import RecordEvents, RecordOptions, batches, parse_args, record
 from perf.history.store import HistoryStore
 from perf.history.worktrees import worktree_python
 
@@ -28,112 +27,141 @@ def repo(tmp_path):
     return example_repo(tmp_path / "repo")
 
 
-class FakeRuns:
-    """Replaces the measured command: writes a result whose value is the
-    length of the worktree's checksum.py, and remembers each call."""
-
-    def __init__(self, fail_at=None):
-        self.calls = []
-        self.fail_at = fail_at
-
-    def __call__(self, worktree, command, commit):
-        self.calls.append((worktree, command, commit))
-        if commit == self.fail_at:
-            raise PerfError(f"{commit[:10]}: bench.py failed with exit status 1")
-        assert os.path.exists(os.path.join(worktree, "checksum.py"))
-        size = os.path.getsize(os.path.join(worktree, "checksum.py"))
-        runs = [perf.Run([size * 1e-6, size * 1.01e-6], metadata={"name": "checksum"}, collect_metadata=False)] * 3
-        perf.Benchmark(runs).dump(command[-1])
-
-
 @pytest.fixture
-def fake_runs(monkeypatch):
-    fake = FakeRuns()
-    monkeypatch.setattr(record_module, "run_command", fake)
+def measurer(monkeypatch):
+    fake = helpers.fake_measurer()
+    monkeypatch.setattr(record_module, "CommitMeasurer", fake)
     return fake
 
 
-def test_each_revision_is_measured_in_its_worktree_and_added(repo, tmp_path, fake_runs):
-    repository = Repository(repo.path)
-    commits = [repo.commits[0], repo.commits[-1]]
-    with HistoryStore.open_or_create(str(tmp_path / "store")) as store:
-        recordings = record(store, repository, commits, ["bench.py", "-p", "3"], options=RecordOptions(machine="m1"))
-        assert [recording.commit for recording in recordings] == commits
-        assert [recording.date for recording in recordings] == [repository.date(commit) for commit in commits]
-        assert {recording.machine for recording in recordings} == {"m1"}
-        assert [recording.branch for recording in recordings] == [None, None]
-        assert len(store.recordings()) == 2
-    worktree, command, commit = fake_runs.calls[0]
-    assert command[:4] == [sys.executable, "bench.py", "-p", "3"]
-    assert command[4] == "-o" and command[5].endswith(".json")
-    assert commit == commits[0]
-    assert not os.path.exists(worktree)  # removed after the revision
-
-
-def test_the_branch_is_given_to_the_store(repo, tmp_path, fake_runs):
-    with HistoryStore.open_or_create(str(tmp_path / "store")) as store:
-        (recording,) = record(
-            store, Repository(repo.path), repo.commits[:1], ["bench.py"], options=RecordOptions(branch="main")
-        )
-    assert recording.branch == "main"
-
-
-def test_revisions_recorded_before_a_failure_stay(repo, tmp_path, monkeypatch):
-    fake = FakeRuns(fail_at=repo.commits[2])
-    monkeypatch.setattr(record_module, "run_command", fake)
-    with HistoryStore.open_or_create(str(tmp_path / "store")) as store:
-        with pytest.raises(PerfError, match=repo.commits[2][:10]):
-            record(store, Repository(repo.path), repo.commits[:4], ["bench.py"])
-        assert [recording.commit for recording in store.recordings()] == repo.commits[:2]
-    assert len(fake.calls) == 3  # nothing after the failure
-
-
-def test_a_failing_build_names_the_revision_and_keeps_what_was_recorded(repo, tmp_path, fake_runs):
-    build = f'test "$(git rev-parse HEAD)" != {repo.commits[1]}'
-    with HistoryStore.open_or_create(str(tmp_path / "store")) as store:
-        with pytest.raises(BuildError, match=f"^{repo.commits[1][:10]}: the build .* failed with exit status 1"):
-            record(store, Repository(repo.path), repo.commits[:3], ["bench.py"], options=RecordOptions(build=build))
-        assert [recording.commit for recording in store.recordings()] == repo.commits[:1]
-
-
-def test_the_build_runs_before_the_command(repo, tmp_path, fake_runs):
-    events = Events()
-    options = RecordOptions(build="echo built > built.txt")
-    with HistoryStore.open_or_create(str(tmp_path / "store")) as store:
-        record(store, Repository(repo.path), repo.commits[:1], ["bench.py"], options=options, events=events)
-    assert events.seen == [("building", repo.commits[0]), ("measuring", repo.commits[0]), ("recorded", repo.commits[0])]
+def command(*args):
+    return parse_args(["bench.py", *args], None, 2)
 
 
 class Events(RecordEvents):
     def __init__(self):
         self.seen = []
+        self.progress_seen = []
 
     def building(self, commit):
         self.seen.append(("building", commit))
 
-    def measuring(self, commit):
-        self.seen.append(("measuring", commit))
+    def measuring(self, commits, batch, batches):
+        self.seen.append(("measuring", tuple(commits), batch, batches))
+
+    def progress(self, progress):
+        self.progress_seen.append(progress)
 
     def recorded(self, commit, recordings):
         assert [recording.commit for recording in recordings] == [commit]
         self.seen.append(("recorded", commit))
 
 
-def test_python_inside_the_worktree(repo, tmp_path, fake_runs):
+def test_the_revisions_are_measured_together_and_added(repo, tmp_path, measurer):
+    repository = Repository(repo.path)
+    commits = [repo.commits[0], repo.commits[-1]]
+    with HistoryStore.open_or_create(str(tmp_path / "store")) as store:
+        recordings = record(store, repository, commits, command("-p", "3"), options=RecordOptions(machine="m1"))
+        assert [recording.commit for recording in recordings] == commits
+        assert [recording.date for recording in recordings] == [repository.date(commit) for commit in commits]
+        assert {recording.machine for recording in recordings} == {"m1"}
+        assert [recording.branch for recording in recordings] == [None, None]
+        points = store.points(["checksum"])
+        # each commit measured in its own worktree (the regression made checksum.py longer)
+        assert points[0].process_means[0] < points[1].process_means[0]
+        assert [len(point.process_means) for point in points] == [3, 3]
+    assert measurer.sessions == [commits]  # one session, both revisions in it
+
+
+def test_the_branch_is_given_to_the_store(repo, tmp_path, measurer):
+    with HistoryStore.open_or_create(str(tmp_path / "store")) as store:
+        (recording,) = record(
+            store, Repository(repo.path), repo.commits[:1], command(), options=RecordOptions(branch="main")
+        )
+    assert recording.branch == "main"
+
+
+def test_batches_of_bounded_worktrees_overlap():
+    commits = [f"c{index}" for index in range(10)]
+    assert batches(commits, None) == [commits]
+    assert batches(commits, 10) == [commits]
+    assert batches(commits, 4) == [commits[0:4], commits[2:6], commits[4:8], commits[6:10]]
+    assert batches(commits, 6) == [commits[0:6], commits[4:10]]
+    assert batches(commits, 3) == [commits[0:3], commits[2:5], commits[4:7], commits[6:9], commits[8:10]]
+    assert batches(commits[:2], 2) == [commits[:2]]
+    with pytest.raises(UsageError, match="--max-worktrees must be at least 2"):
+        batches(commits, 1)
+
+
+def test_batches_are_sessions_and_their_worktrees_are_released(repo, tmp_path, measurer):
+    events = Events()
+    with HistoryStore.open_or_create(str(tmp_path / "store")) as store:
+        recordings = record(
+            store, Repository(repo.path), repo.commits, command(), options=RecordOptions(max_worktrees=4), events=events
+        )
+    assert measurer.sessions == [repo.commits[0:4], repo.commits[2:6]]
+    # the commits the batches share are recorded in both
+    assert [recording.commit for recording in recordings] == [*repo.commits[0:4], *repo.commits[2:6]]
+    measuring = [event for event in events.seen if event[0] == "measuring"]
+    assert measuring == [("measuring", tuple(repo.commits[0:4]), 1, 2), ("measuring", tuple(repo.commits[2:6]), 2, 2)]
+    assert not [name for name in os.listdir(tmp_path) if name.startswith("perf-worktree")]
+
+
+def test_a_failing_batch_keeps_the_ones_before(repo, tmp_path, measurer):
+    build = f'test "$(git rev-parse HEAD)" != {repo.commits[4]}'
+    with HistoryStore.open_or_create(str(tmp_path / "store")) as store:
+        with pytest.raises(BuildError, match=f"^{repo.commits[4][:10]}: the build .* failed with exit status 1"):
+            record(
+                store,
+                Repository(repo.path),
+                repo.commits,
+                command(),
+                options=RecordOptions(build=build, max_worktrees=4),
+            )
+        assert [recording.commit for recording in store.recordings()] == repo.commits[0:4]
+
+
+def test_a_failing_worker_names_its_revision(repo, tmp_path, measurer):
+    with HistoryStore.open_or_create(str(tmp_path / "store")) as store:
+        with pytest.raises(WorkerError, match=rf"\({repo.commits[0][:10]}\) failed"):
+            record(store, Repository(repo.path), repo.commits[:2], parse_args(["bench.py", "--fail"], None, 2))
+        assert store.recordings() == []
+
+
+def test_events_build_measure_progress_record(repo, tmp_path, measurer):
+    events = Events()
+    options = RecordOptions(build="echo built > built.txt")
+    commits = repo.commits[:2]
+    with HistoryStore.open_or_create(str(tmp_path / "store")) as store:
+        record(store, Repository(repo.path), commits, command("-p", "3"), options=options, events=events)
+    assert events.seen == [
+        ("measuring", tuple(commits), 1, 1),
+        ("building", commits[0]),  # the worktrees are built when the session needs them
+        ("building", commits[1]),
+        ("recorded", commits[0]),
+        ("recorded", commits[1]),
+    ]
+    progress = events.progress_seen
+    assert [(item.done, item.total) for item in progress] == [(done, 6) for done in range(1, 7)]
+    assert [item.round for item in progress] == [1, 1, 2, 2, 3, 3]
+    assert [item.commit for item in progress] == commits * 3
+    assert progress[-1].left == 0 and all(item.left >= 0 for item in progress)
+
+
+def test_python_inside_the_worktree(repo, tmp_path, measurer):
     options = RecordOptions(python="./python", build=f"ln -s {sys.executable} python")
     with HistoryStore.open_or_create(str(tmp_path / "store")) as store:
-        record(store, Repository(repo.path), repo.commits[:1], ["bench.py"], options=options)
-    worktree, command, _ = fake_runs.calls[0]
-    assert command[0] == os.path.join(worktree, "python")
+        record(store, Repository(repo.path), repo.commits[:1], parse_args(["bench.py"], "./python", 1), options=options)
+    assert len(measurer.sessions) == 1
 
 
-def test_python_missing_in_the_worktree(repo, tmp_path, fake_runs):
+def test_python_missing_in_the_worktree(repo, tmp_path, measurer):
     store = HistoryStore.open_or_create(str(tmp_path / "store"))
     options = RecordOptions(python="./python")
     with pytest.raises(UsageError, match=r"^--python: \./python: no such executable in the worktree of "):
-        record(store, Repository(repo.path), repo.commits[:1], ["bench.py"], options=options)
+        record(store, Repository(repo.path), repo.commits[:1], parse_args(["bench.py"], "./python", 1), options=options)
     store.close()
-    assert fake_runs.calls == []
+    assert measurer.sessions == []
 
 
 def test_worktree_python(tmp_path):
@@ -154,15 +182,20 @@ def test_worktree_python(tmp_path):
         (["-c", "pass"], "must be a bench script or -m perf timeit, not -c"),
         (["-m", "pyperformance"], "not -m"),
         (["bench.py", "-o", "x.json"], "-o cannot be given after --"),
-        (["bench.py", "--output=x.json"], "--output cannot be given after --"),
+        (["bench.py", "--output=x.json"], "-o cannot be given after --"),
         (["bench.py", "--append", "x.json"], "--append cannot be given"),
+        (["bench.py", "--target-precision", "1"], "--target-precision cannot be given after -- with several"),
     ],
 )
-def test_check_args_refuses(args, message):
+def test_parse_args_refuses(args, message):
     with pytest.raises(UsageError, match=message):
-        check_args(args)
+        parse_args(args, None, 2)
 
 
-def test_check_args_accepts_a_script_or_timeit():
-    assert check_args(["bench.py", "-p", "3"]) == ["bench.py", "-p", "3"]
-    assert check_args(["-m", "perf", "timeit", "1+1"]) == ["-m", "perf", "timeit", "1+1"]
+def test_parse_args_gives_the_runners_budget():
+    assert parse_args(["bench.py"], None, 2).plan.options.processes == 24
+    assert parse_args(["bench.py", "-p", "3"], None, 2).plan.options.processes == 3
+    timeit = parse_args(["-m", "perf", "timeit", "1+1"], None, 1)
+    assert timeit.plan.options.processes == 24 and timeit.extra == ("1+1",)
+    # one revision: --target-precision is the runner's, as in a plain run
+    assert parse_args(["bench.py", "--target-precision", "1"], None, 1).plan.options.target_precision == 0.01

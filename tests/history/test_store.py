@@ -660,3 +660,29 @@ def test_the_index_keeps_each_process_speed_probe(store_path, tmp_path):
     assert probed.probes == pytest.approx((1.1e-4, 2.2e-4))
     # a probe missing from one process: none is kept
     assert partly.probes == ()
+
+
+def test_the_index_keeps_the_session_and_round_of_each_process(store_path, tmp_path):
+    def run(pair, seed=41, values=(1e-3, 1.1e-3)):
+        metadata = {"name": "b", "commit_id": "c" * 40}
+        if pair is not None:
+            metadata.update(ab_pair=pair, ab_seed=seed)
+        return perf.Run(values, metadata=metadata, collect_metadata=False)
+
+    calibration = perf.Run(
+        [], warmups=[(1, 1e-3)], metadata={"name": "b", "loops": 1, "commit_id": "c" * 40}, collect_metadata=False
+    )
+    files.dump(perf.Benchmark([calibration, run(2), run(1), run(3)]), str(tmp_path / "session.json"))
+    files.dump(perf.Benchmark([run(1), run(None)]), str(tmp_path / "partly.json"))
+    files.dump(perf.Benchmark([run(1), run(2, seed=42)]), str(tmp_path / "two.json"))
+    with HistoryStore.open_or_create(store_path) as store:
+        store.add([str(tmp_path / "session.json")])
+        store.add([str(tmp_path / "partly.json")], commit="d" * 40)
+        store.add([str(tmp_path / "two.json")], commit="e" * 40)
+        session, partly, two = store.points()
+    # in the order of the process means (the calibration run has no values)
+    assert (session.session, session.rounds) == ("41", (2, 1, 3))
+    assert len(session.process_means) == 3
+    # a process without a round, or two sessions in one file: none is kept
+    assert (partly.session, partly.rounds) == ("", ())
+    assert (two.session, two.rounds) == ("", ())

@@ -50,7 +50,12 @@ def test_record_measures_each_revision_in_its_worktree(tmp_path, args):
     store = tmp_path / "store"
     completed = record(repo.path, tmp_path, store, "HEAD~2", "HEAD", "--machine", "m1", "--", *args)
     assert completed.returncode == 0, completed.stderr
-    assert len(completed.stdout.splitlines()) == 2
+    lines = completed.stdout.splitlines()
+    assert lines[0] == "Measuring 2 revisions together: 2 rounds of 2 processes"
+    assert [line.split()[:2] for line in lines[1:]] == [
+        ["Recorded", repo.commits[0][:10]],
+        ["Recorded", repo.commits[-1][:10]],
+    ]
     with HistoryStore(str(store)) as opened:
         recordings = opened.recordings()
         assert [recording.commit for recording in recordings] == [repo.commits[0], repo.commits[-1]]
@@ -61,18 +66,22 @@ def test_record_measures_each_revision_in_its_worktree(tmp_path, args):
         assert min(points[1].process_means) > 2 * max(points[0].process_means)
 
 
-def test_a_failing_run_names_the_revision_and_keeps_the_ones_before(tmp_path):
+def test_a_failing_run_names_the_revision_and_keeps_the_batches_before(tmp_path):
     repo = example_repo(tmp_path / "repo", commits=3, regression=2)
     # bench.py fails at the last commit only
     subprocess.run(["git", "rm", "-q", "bench.py"], cwd=repo.path, check=True)
     subprocess.run(["git", "commit", "-q", "-m", "drop the benchmark"], cwd=repo.path, check=True)
     store = tmp_path / "store"
-    completed = record(repo.path, tmp_path, store, "HEAD~3", "HEAD", "--", "bench.py", *TINY)
+    revisions = ["HEAD~3", "HEAD~2", "HEAD~1", "HEAD"]
+    completed = record(repo.path, tmp_path, store, *revisions, "--max-worktrees", "2", "--", "bench.py", *TINY)
     assert completed.returncode == 1
     head = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=repo.path, capture_output=True, text=True, check=True
     ).stdout
-    assert completed.stderr.startswith(f"ERROR: {head[:10]}: bench.py ")
-    assert "failed with exit status" in completed.stderr
+    error = completed.stderr.lstrip(".\n")  # after the progress dots
+    assert error.startswith(f"ERROR: worker 1/2 of 'checksum' ({head[:10]}) failed with exit code 2"), error
+    assert "bench.py': [Errno 2] No such file or directory" in error
     with HistoryStore(str(store)) as opened:
-        assert [recording.commit for recording in opened.recordings()] == [repo.commits[0]]
+        # the batches before it: [commit 0, 1] and [1, 2] (they share commit 1)
+        commits = [recording.commit for recording in opened.recordings()]
+        assert commits == [repo.commits[0], repo.commits[1], repo.commits[1], repo.commits[2]]

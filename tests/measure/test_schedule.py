@@ -183,6 +183,67 @@ def test_pairs_of_a_shuffled_suite_keep_their_own_seed_and_count():
         assert log[index][2][ROUND_KEY] == log[index + 1][2][ROUND_KEY]
 
 
+# -- rounds of several sides (history record) ---------------------------------------
+
+
+class LoopRecorder(FakeRecorder):
+    """A FakeRecorder that calibrates *calibrated* loops in its first worker
+    unless given loops, as Recorder does."""
+
+    def __init__(self, name, log, side, calibrated):
+        super().__init__(name, log, side)
+        self.loops = 0
+        self.calibrated = calibrated
+        self.used = []
+
+    def run_worker(self, metadata=None):
+        self.used.append(self.loops)
+        output = super().run_worker(metadata)
+        self.loops = self.loops or self.calibrated
+        return output
+
+
+def test_several_sides_run_in_rounds_of_one_worker_each():
+    from perf.analysis.benchmarks import paired_process_means
+
+    log = []
+    recorders = [FakeRecorder("x", log, side, values=(1.0 + side, 1.1 + side)) for side in range(4)]
+    unit = ScheduledBenchmark(recorders, 6, 99)
+    run_schedule([unit], 99)
+    assert len(log) == 24 and unit.finished
+    orders = []
+    for number in range(6):
+        round_ = log[number * 4 : number * 4 + 4]
+        # every side once per round; the round is the pair, positions in order
+        assert sorted(side for _, side, _ in round_) == [0, 1, 2, 3]
+        assert [metadata for _, _, metadata in round_] == [
+            {PAIR_KEY: number + 1, SEED_KEY: 99, POSITION_KEY: position} for position in (1, 2, 3, 4)
+        ]
+        orders.append(tuple(side for _, side, _ in round_))
+    assert len(set(orders)) > 1  # a new order each round
+    # drawn from the seed: the same run again gives the same orders
+    again = []
+    run_schedule([ScheduledBenchmark([FakeRecorder("x", again, side) for side in range(4)], 6, 99)], 99)
+    assert [side for _, side, _ in again] == [side for _, side, _ in log]
+    # any two sides pair again by their rounds
+    results = unit.results()
+    assert paired_process_means(results[1], results[3]) == ([2.0, 2.1] * 3, [4.0, 4.1] * 3)
+
+
+def test_shared_loops_are_the_first_workers_for_every_side():
+    log = []
+    recorders = [LoopRecorder("x", log, side, calibrated=100 + side) for side in range(3)]
+    run_schedule([ScheduledBenchmark(recorders, 2, 5, shared_loops=True)], 5)
+    first = log[0][1]  # the side that ran first calibrated
+    for recorder in recorders:
+        expected = [0, 100 + first] if recorder.side == first else [100 + first, 100 + first]
+        assert recorder.used == expected, recorder.side
+    # without: each side calibrates its own (two interpreters)
+    recorders = [LoopRecorder("x", [], side, calibrated=100 + side) for side in range(2)]
+    run_schedule([ScheduledBenchmark(recorders, 2, 5)], 5)
+    assert [recorder.used for recorder in recorders] == [[0, 100], [0, 101]]
+
+
 # -- --target-precision ------------------------------------------------------------
 
 
