@@ -48,6 +48,7 @@ from perf.analysis.compare import DEFAULT_MARGIN, Comparison, t_comparison
 from perf.analysis.distributions import normal_ppf
 from perf.analysis.segments import (
     LONGEST_STRETCH,
+    SharedDrift,
     prune,
     segment,
     split_threshold,
@@ -71,6 +72,11 @@ MIN_DIFFERENCES = 5
 _MAD_SCALE = 1.4826
 #: differences beyond this many robust standard deviations are changes or spikes
 CLIP = 3.0
+#: the drift between sessions that share no commit, when too few of their
+#: boundaries say what it is (standard deviation, log scale): the drift
+#: seen between recordings of different days on the development machine
+#: (2-5 %, doc/history.rst); a change at such a boundary must stand above it
+UNLINKED_DRIFT = 0.03
 #: the drift between recordings is the upper bound of its estimate at this level
 UPPER_BOUND = 0.8
 #: the share of a normal variance left within +-3 standard deviations
@@ -115,9 +121,15 @@ class SeriesChanges(NamedTuple):
 def summarize(process_means: Sequence[float], shift: float = 0.0) -> CommitSummary:
     """A commit's summary from its process means (> 0), its level moved by
     *shift* (the drift of its recording, taken out)."""
-    logs = [math.log(value) for value in process_means]
-    spread = variance(logs) if len(logs) >= 2 else math.nan
-    return CommitSummary(mean(logs) - shift, spread, len(logs))
+    return summarize_logs([math.log(value) - shift for value in process_means])
+
+
+def summarize_logs(logs: Sequence[float], spread_factor: float = 1.0) -> CommitSummary:
+    """A commit's summary from the logs of its process means, their spread
+    times *spread_factor* (n / (n - 1) once round effects are taken out:
+    :mod:`perf.analysis.sessions`)."""
+    spread = variance(logs) * spread_factor if len(logs) >= 2 else math.nan
+    return CommitSummary(mean(logs), spread, len(logs))
 
 
 def _errors(commits: Sequence[CommitSummary]) -> list[float]:
@@ -128,20 +140,35 @@ def _errors(commits: Sequence[CommitSummary]) -> list[float]:
     return [(commit.spread if math.isfinite(commit.spread) else typical) / commit.processes for commit in commits]
 
 
-def between_variance(levels: Sequence[float], errors: Sequence[float]) -> float:
+def between_variance(
+    levels: Sequence[float], errors: Sequence[float], groups: Sequence[int | None] | None = None
+) -> float:
     """The variance of the drift between recordings, from the successive
-    differences of *levels* (each with its squared standard error).
+    differences of *levels* (each with its squared standard error); with
+    *groups*, only the differences between commits of different groups
+    (two commits measured together share their drift: none of it is in
+    their difference), and 0 when there is none (fewer than
+    :data:`MIN_DIFFERENCES`: at least :data:`UNLINKED_DRIFT`).
 
     The spread of the differences is their variance once those beyond
     :data:`CLIP` robust standard deviations (from the MAD) are left out: a
     change or a spike makes one or two large differences, and the clipped
     variance wastes far less of the data than the MAD alone."""
-    differences = [b - a for a, b in zip(levels, levels[1:])]
+    pairs = [
+        (b - a, error_a + error_b)
+        for index, (a, b, error_a, error_b) in enumerate(zip(levels, levels[1:], errors, errors[1:]))
+        if groups is None or groups[index] is None or groups[index] != groups[index + 1]
+    ]
+    if groups is not None and not pairs:
+        return 0.0
+    differences = [difference for difference, _ in pairs]
     if len(differences) < MIN_DIFFERENCES:
-        return median(errors) if errors else 0.0
+        fallback = median(errors) if errors else 0.0
+        # a few sessions: how far apart they drifted cannot be estimated
+        return fallback if groups is None else max(fallback, UNLINKED_DRIFT**2)
     centre = median(differences)
     limit = CLIP * _MAD_SCALE * median([abs(d - centre) for d in differences])
-    inside = [(d, a + b) for d, a, b in zip(differences, errors, errors[1:]) if abs(d - centre) <= limit]
+    inside = [(d, both) for d, both in pairs if abs(d - centre) <= limit]
     if len(inside) < MIN_DIFFERENCES:
         return median(errors)
     df = len(inside) - 1
@@ -199,30 +226,55 @@ def _spikes(levels: Sequence[float], variances: Sequence[float]) -> dict[int, fl
     return found
 
 
+def _shared(groups: Sequence[int] | None, count: int) -> list[int | None]:
+    """Each commit's group when it shares it with another commit, else None."""
+    if groups is None:
+        return [None] * count
+    sizes: dict[int, int] = {}
+    for group in groups:
+        sizes[group] = sizes.get(group, 0) + 1
+    return [group if sizes[group] > 1 else None for group in groups]
+
+
 def find_changes(
     commits: Sequence[CommitSummary],
     *,
+    groups: Sequence[int] | None = None,
     family_rate: float = FAMILY_RATE,
     margin: float = DEFAULT_MARGIN,
     confidence: float = 0.95,
 ) -> SeriesChanges:
-    """The changes and spikes of a timeline (see the module's docstring)."""
+    """The changes and spikes of a timeline (see the module's docstring).
+
+    *groups*: each commit's group of commits measured together
+    (:func:`perf.analysis.sessions.commit_groups`); the commits of a group
+    share their drift, which is then in no comparison within the group
+    (:class:`perf.analysis.segments.SharedDrift`).  None: every commit was
+    recorded alone."""
     if not commits:
         return SeriesChanges((), (), 0.0, ())
     errors = _errors(commits)
     all_levels = [commit.level for commit in commits]
-    between = between_variance(all_levels, errors)
-    spikes = _spikes(all_levels, [error + between for error in errors]) if between or any(errors) else {}
+    all_groups = _shared(groups, len(commits))
+    sharing = any(group is not None for group in all_groups)
+    between = between_variance(all_levels, errors, all_groups if sharing else None)
+    variances = [error + (between if group is None else 0.0) for error, group in zip(errors, all_groups)]
+    spikes = _spikes(all_levels, variances) if any(variances) else {}
     kept = [i for i in range(len(commits)) if i not in spikes]
     levels = [all_levels[i] for i in kept]
     kept_errors = [errors[i] for i in kept]
-    between = between_variance(levels, kept_errors) if spikes else between
-    weights = [1.0 / (error + between) if error + between > 0 else 1e300 for error in kept_errors]
+    kept_groups = [all_groups[i] for i in kept]
+    if spikes:
+        between = between_variance(levels, kept_errors, kept_groups if sharing else None)
+    kept_variances = [error + (between if group is None else 0.0) for error, group in zip(kept_errors, kept_groups)]
+    weights = [1.0 / variance if variance > 0 else 1e300 for variance in kept_variances]
+    drift = SharedDrift(between, kept_groups, weights) if sharing else None
     typical_error = median(kept_errors) if kept_errors else 0.0
     share = between / (between + typical_error) if between + typical_error > 0 else 0.0
     threshold = split_threshold(len(levels), family_rate, share)
     stretches = split_threshold(len(levels), family_rate, share, tests=len(levels) * LONGEST_STRETCH)
-    splits = prune(levels, weights, segment(levels, weights, (threshold, stretches)), threshold, math.log1p(margin))
+    splits = segment(levels, weights, (threshold, stretches), drift)
+    splits = prune(levels, weights, splits, (threshold, math.log1p(margin)), drift)
     bounds = [0, *splits, len(levels)]
     fitted = [0.0] * len(commits)
     for start, stop in zip(bounds, bounds[1:]):
@@ -238,27 +290,30 @@ def find_changes(
     for k in range(1, len(bounds) - 1):
         segments = (range(bounds[k - 1], bounds[k]), range(bounds[k], bounds[k + 1]))
         processes = tuple(sum(commits[kept[i]].processes for i in segment) for segment in segments)
-        comparison = _compare_segments(levels, weights, segments, processes, settings)
+        comparison = _compare_segments(levels, weights, segments, processes, settings, drift)
         changes.append(FoundChange(kept[bounds[k]], comparison))
     found_spikes = tuple(FoundSpike(i, math.exp(shift)) for i, shift in sorted(spikes.items()))
     return SeriesChanges(tuple(changes), found_spikes, math.sqrt(between), tuple(fitted))
 
 
-def _compare_segments(
+def _compare_segments(  # noqa: PLR0917 (a segment comparison needs all of it)
     levels: Sequence[float],
     weights: Sequence[float],
     segments: tuple[range, range],
     processes: tuple[int, ...],
     settings: tuple[float, float, float, float],
+    drift: SharedDrift | None = None,
 ) -> Comparison:
     """The segment after against the segment before: a t interval on the
-    difference of their weighted mean levels; *settings*: degrees of
-    freedom, the typical process variance, the margin and the confidence."""
+    difference of their weighted mean levels (with the part of the shared
+    drifts that does not cancel); *settings*: degrees of freedom, the
+    typical process variance, the margin and the confidence."""
     (before, error_before), (after, error_after) = (weighted(levels, weights, segment) for segment in segments)
+    shared = drift.extra([segments[0]], [segments[1]]) if drift is not None else 0.0
     df, spread, margin, confidence = settings
     return t_comparison(
         after - before,
-        math.sqrt(error_before + error_after),
+        math.sqrt(error_before + error_after + shared),
         df,
         variances=spread,
         counts=(processes[0], processes[1]),

@@ -229,6 +229,17 @@ def _corrected_means(evidence: Sequence[ProcessEvidence], cpu_time: bool) -> lis
     return [item.mean * item.cpu_share if item.cpu_share else item.mean for item in evidence]
 
 
+def cpu_time_means(means: Sequence[float], shares: Sequence[float]) -> list[float]:
+    """The process means of one recording with the time off the CPU left
+    out (each times its CPU share) when the benchmark keeps the CPU (its
+    highest share >= :data:`CPU_BOUND_SHARE`), as :func:`compare_recordings`
+    does; unchanged without a share for every process, or for code that
+    gives the CPU away by itself."""
+    if len(shares) != len(means) or not shares or max(shares) < CPU_BOUND_SHARE:
+        return list(means)
+    return [value * share if share > 0 else value for value, share in zip(means, shares)]
+
+
 def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) -> Comparison | None:
     """Compare two separate recordings with the evidence their workers
     left of a busy machine, or None when either lacks it (pyperf files,

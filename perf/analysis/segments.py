@@ -8,7 +8,13 @@ threshold (:func:`split_threshold`); then the splits that do not hold
 between their final neighbours are dropped (:func:`prune`).
 
 *levels* are the commits' log levels, *weights* the inverse of their
-variance (process error plus drift between recordings).
+variance (process error plus drift between recordings).  Commits measured
+together (:mod:`perf.analysis.sessions`) share their drift instead: their
+weights leave it out, and a :class:`SharedDrift` adds to a comparison of
+two sets of commits the part of the shared drifts that does not cancel,
+``variance * sum over groups of (share of the group in one set - share in
+the other)**2``: nothing for two sets within one group, twice the
+variance for two sets in two groups.
 
 Must not: format text or print.
 """
@@ -41,13 +47,53 @@ def weighted(levels: Sequence[float], weights: Sequence[float], indexes: Sequenc
     return sum(weights[i] * levels[i] for i in indexes) / total, 1.0 / total
 
 
+class SharedDrift:
+    """The drift that the commits of a group share (measured together):
+    its *variance* (log scale) and each commit's group (None: a commit
+    measured alone, whose drift is in its weight).  Prefix sums of the
+    weights per group make each comparison cost one step per group."""
+
+    def __init__(self, variance: float, groups: Sequence[int | None], weights: Sequence[float]) -> None:
+        self.variance = variance
+        self.totals = [0.0]
+        for weight in weights:
+            self.totals.append(self.totals[-1] + weight)
+        self.prefix: dict[int, list[float]] = {}
+        for group in {group for group in groups if group is not None}:
+            sums = [0.0]
+            for weight, member in zip(weights, groups):
+                sums.append(sums[-1] + (weight if member == group else 0.0))
+            self.prefix[group] = sums
+
+    def extra(self, first: Sequence[range], second: Sequence[range]) -> float:
+        """The variance the shared drifts add to the difference of the
+        weighted means of the commits of the ranges *first* and *second*."""
+        if not self.variance or not self.prefix:
+            return 0.0
+        totals = [sum(self.totals[part.stop] - self.totals[part.start] for part in side) for side in (first, second)]
+        result = 0.0
+        for sums in self.prefix.values():
+            shares = [
+                sum(sums[part.stop] - sums[part.start] for part in side) / total
+                for side, total in zip((first, second), totals)
+            ]
+            result += (shares[0] - shares[1]) ** 2
+        return self.variance * result
+
+
+def _extra(drift: SharedDrift | None, first: Sequence[range], second: Sequence[range]) -> float:
+    return drift.extra(first, second) if drift is not None else 0.0
+
+
 def shortest(stop: int, count: int) -> tuple[int, int]:
     """The fewest commits before and after a split of a segment ending at
     *stop* in a timeline of *count* commits."""
     return MIN_SEGMENT, (MIN_EDGE_SEGMENT if stop == count else MIN_SEGMENT)
 
 
-def best_split(levels: Sequence[float], weights: Sequence[float], start: int, stop: int) -> tuple[float, int]:
+def best_split(
+    levels: Sequence[float], weights: Sequence[float], start: int, stop: int, drift: SharedDrift | None = None
+) -> tuple[float, int]:
     """(z, index) of the best split of ``[start, stop)`` (0, -1: none)."""
     total_weight = sum(weights[start:stop])
     total_sum = sum(w * y for w, y in zip(weights[start:stop], levels[start:stop]))
@@ -61,14 +107,19 @@ def best_split(levels: Sequence[float], weights: Sequence[float], start: int, st
             continue
         right_weight = total_weight - left_weight
         difference = (total_sum - left_sum) / right_weight - left_sum / left_weight
-        z = abs(difference) / math.sqrt(1.0 / left_weight + 1.0 / right_weight)
+        shared = _extra(drift, [range(start, index + 1)], [range(index + 1, stop)])
+        z = abs(difference) / math.sqrt(1.0 / left_weight + 1.0 / right_weight + shared)
         if z > best[0]:
             best = (z, index + 1)
     return best
 
 
 def best_epidemic(
-    levels: Sequence[float], weights: Sequence[float], bounds: tuple[int, int], longest: int
+    levels: Sequence[float],
+    weights: Sequence[float],
+    bounds: tuple[int, int],
+    longest: int,
+    drift: SharedDrift | None = None,
 ) -> tuple[float, int, int]:
     """(z, first, stop) of the stretch ``[first, stop)`` of at most
     *longest* commits inside ``bounds`` that differs most from the commits
@@ -88,13 +139,20 @@ def best_epidemic(
             inside_sum = cumulative_sum[stop] - cumulative_sum[first]
             outside_weight = total_weight - inside_weight
             difference = inside_sum / inside_weight - (total_sum - inside_sum) / outside_weight
-            z = abs(difference) / math.sqrt(1.0 / inside_weight + 1.0 / outside_weight)
+            outside = [range(start, start + first), range(start + stop, end)]
+            shared = _extra(drift, [range(start + first, start + stop)], outside)
+            z = abs(difference) / math.sqrt(1.0 / inside_weight + 1.0 / outside_weight + shared)
             if z > best[0]:
                 best = (z, start + first, start + stop)
     return best
 
 
-def segment(levels: Sequence[float], weights: Sequence[float], thresholds: tuple[float, float]) -> list[int]:
+def segment(
+    levels: Sequence[float],
+    weights: Sequence[float],
+    thresholds: tuple[float, float],
+    drift: SharedDrift | None = None,
+) -> list[int]:
     """The split points of binary segmentation (sorted); *thresholds*: of
     a split, and of a stretch of at most :data:`LONGEST_STRETCH` commits."""
     splits: list[int] = []
@@ -103,12 +161,12 @@ def segment(levels: Sequence[float], weights: Sequence[float], thresholds: tuple
         start, stop = pending.pop()
         if stop - start < sum(shortest(stop, len(levels))):
             continue
-        z, index = best_split(levels, weights, start, stop)
+        z, index = best_split(levels, weights, start, stop, drift)
         if z > thresholds[0]:
             splits.append(index)
             pending += [(start, index), (index, stop)]
             continue
-        z, first, end = best_epidemic(levels, weights, (start, stop), LONGEST_STRETCH)
+        z, first, end = best_epidemic(levels, weights, (start, stop), LONGEST_STRETCH, drift)
         if z > thresholds[1]:
             splits += [first, end]
             pending += [(start, first), (first, end), (end, stop)]
@@ -116,7 +174,7 @@ def segment(levels: Sequence[float], weights: Sequence[float], thresholds: tuple
 
 
 def split_score(
-    levels: Sequence[float], weights: Sequence[float], bounds: tuple[int, int, int]
+    levels: Sequence[float], weights: Sequence[float], bounds: tuple[int, int, int], drift: SharedDrift | None = None
 ) -> tuple[float, float, bool]:
     """(z, log ratio, whether most commits of each side are on their side
     of the midpoint) of the split at ``bounds[1]`` between its neighbours.
@@ -131,7 +189,8 @@ def split_score(
     middle, up = (before + after) / 2, after > before
     agree = _on_their_side(levels, range(start, split), middle, not up)
     agree = agree and _on_their_side(levels, range(split, stop), middle, up)
-    return abs(after - before) / math.sqrt(before_error + after_error), after - before, agree
+    shared = _extra(drift, [range(start, split)], [range(split, stop)])
+    return abs(after - before) / math.sqrt(before_error + after_error + shared), after - before, agree
 
 
 def _on_their_side(levels: Sequence[float], indexes: range, middle: float, above: bool) -> bool:
@@ -143,15 +202,21 @@ def _on_their_side(levels: Sequence[float], indexes: range, middle: float, above
 
 
 def prune(
-    levels: Sequence[float], weights: Sequence[float], splits: list[int], threshold: float, band: float
+    levels: Sequence[float],
+    weights: Sequence[float],
+    splits: list[int],
+    limits: tuple[float, float],
+    drift: SharedDrift | None = None,
 ) -> list[int]:
     """Drop, weakest first, the splits that do not hold between their final
-    neighbours (z under *threshold*, a ratio within the margin, or sides
-    made by a few far commits)."""
+    neighbours (*limits*: z under the threshold, a log ratio within the
+    band, or sides made by a few far commits)."""
+    threshold, band = limits
     while splits:
         bounds = [0, *splits, len(levels)]
         scores = [
-            split_score(levels, weights, (bounds[k - 1], bounds[k], bounds[k + 1])) for k in range(1, len(bounds) - 1)
+            split_score(levels, weights, (bounds[k - 1], bounds[k], bounds[k + 1]), drift)
+            for k in range(1, len(bounds) - 1)
         ]
         failing = [
             (z, k) for k, (z, shift, agree) in enumerate(scores) if z <= threshold or abs(shift) < band or not agree

@@ -10,7 +10,7 @@ error.  It holds:
   ``sort_key``, the position in a timeline: the commit's timestamp, or the
   time of the add for a commit without a date;
 * ``points``: one row per benchmark of a recording: its unit, its
-  process means, their speed probes and their rounds, packed as
+  process means, their speed probes, rounds and CPU shares, packed as
   ``array('d')`` bytes (native byte order: the index never leaves the
   machine), what made the probes
   (:meth:`perf.analysis.interference.ProbeSource.key`: probes of different
@@ -32,7 +32,7 @@ import struct
 from array import array
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 
 #: seconds a process waits for another's write transaction
 BUSY_TIMEOUT = 120.0
@@ -64,12 +64,13 @@ _TABLES = (
         probe_source TEXT NOT NULL,
         session TEXT NOT NULL,
         rounds BLOB NOT NULL,
+        shares BLOB NOT NULL,
         PRIMARY KEY (benchmark, recording)) WITHOUT ROWID""",
     "CREATE INDEX points_recording ON points (recording)",
 )
 
 _ORDER = "r.sort_key, r.added, r.path"
-_POINT_COLUMNS = "recording, benchmark, unit, means, probes, probe_source, session, rounds"
+_POINT_COLUMNS = "recording, benchmark, unit, means, probes, probe_source, session, rounds, shares"
 _RECORDING_COLUMNS = "r.id, r.path, r.sha256, r.commit_id, r.date, r.timestamp, r.branch, r.machine, r.added"
 
 
@@ -108,6 +109,9 @@ class StoredPoint(NamedTuple):
     #: a recording of its own), and the round of each process
     session: str = ""
     rounds: tuple[int, ...] = ()
+    #: the share of its values' wall time each process spent on the CPU
+    #: (empty: not recorded, or CPU-time values)
+    shares: tuple[float, ...] = ()
 
 
 class PointRow(NamedTuple):
@@ -120,6 +124,7 @@ class PointRow(NamedTuple):
     probe_source: str = ""
     session: str = ""
     rounds: tuple[int, ...] = ()
+    shares: tuple[float, ...] = ()
 
 
 class IndexEntry(NamedTuple):
@@ -210,8 +215,7 @@ def insert(connection: sqlite3.Connection, entry: IndexEntry) -> None:
     )
     identifier = cursor.lastrowid
     connection.executemany(
-        "INSERT INTO points (recording, benchmark, unit, means, probes, probe_source, session, rounds)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO points ({_POINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 identifier,
@@ -222,6 +226,7 @@ def insert(connection: sqlite3.Connection, entry: IndexEntry) -> None:
                 point.probe_source,
                 point.session,
                 array("d", point.rounds).tobytes(),
+                array("d", point.shares).tobytes(),
             )
             for point in entry.points
         ],
@@ -285,13 +290,14 @@ def points(
     rows.sort(key=lambda row: (rank[row[0]], row[1]))
     unpackers: dict[int, Callable[[bytes], tuple[Any, ...]]] = {}
     result = []
-    for identifier, name, unit, means, probes, source, session, rounds in rows:
-        for packed in (means, probes, rounds):
+    for identifier, name, unit, means, probes, source, session, rounds, shares in rows:
+        for packed in (means, probes, rounds, shares):
             if len(packed) not in unpackers:
                 unpackers[len(packed)] = struct.Struct(f"={len(packed) // 8}d").unpack
         numbers = tuple(int(number) for number in unpackers[len(rounds)](rounds))
         unpacked = unpackers[len(means)](means), unpackers[len(probes)](probes)
-        result.append(StoredPoint(name, unit, by_id[identifier], *unpacked, source, session, numbers))
+        point = StoredPoint(name, unit, by_id[identifier], *unpacked, source, session, numbers)
+        result.append(point._replace(shares=unpackers[len(shares)](shares)))
     return result
 
 

@@ -67,7 +67,8 @@ def points(suite: BenchmarkSuite) -> list[PointRow]:
     any cannot be compared): its process means; their speed probes, when
     every process recorded one of one source (pyperf's files have none;
     files appended to each other may mix kinds); the session and the
-    round of each process, when every process has one of one session."""
+    round of each process, when every process has one of one session; the
+    CPU share of each process, when every one recorded it."""
     result: list[PointRow] = []
     for benchmark in suite:
         means = process_means(run.values for run in benchmark.get_runs())
@@ -87,9 +88,20 @@ def points(suite: BenchmarkSuite) -> list[PointRow]:
                     source,
                     session,
                     rounds,
+                    _shares(benchmark, len(means)),
                 )
             )
     return result
+
+
+def _shares(benchmark: Benchmark, count: int) -> tuple[float, ...]:
+    """The CPU share of each process (empty unless every one of the *count*
+    processes recorded one, and for values timed with the CPU clock: the
+    time off the CPU is not in them)."""
+    if benchmark.get_clock() == "cpu":
+        return ()
+    shares = tuple(item.cpu_share for item in process_evidence(benchmark) if item.cpu_share is not None)
+    return shares if len(shares) == count else ()
 
 
 def _rounds(benchmark: Benchmark) -> tuple[str, tuple[int, ...]]:

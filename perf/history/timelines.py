@@ -19,9 +19,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
 
-from perf.analysis.changepoints import CommitSummary, find_changes, recording_drift, summarize
-from perf.analysis.interference import probe_shifts
+from perf.analysis.changepoints import CommitSummary, find_changes, recording_drift, summarize_logs
+from perf.analysis.interference import cpu_time_means, probe_shifts
 from perf.analysis.intervals import mean_interval
+from perf.analysis.sessions import Recorded, adjust, commit_groups
 
 if TYPE_CHECKING:
     from perf.history.store import HistoryStore, StoredPoint
@@ -80,7 +81,7 @@ class Timeline(NamedTuple):
 
 
 class Entry(NamedTuple):
-    """One recording of one benchmark: the input of :func:`build_timelines`."""
+    """One recording of one benchmark: the input of :func:`build_timeline`."""
 
     commit: str
     date: str | None
@@ -92,6 +93,21 @@ class Entry(NamedTuple):
     machine: float = 0.0
     #: what made the probes: only probes of one source are compared
     probe_source: str = ""
+    #: the session it was recorded in (empty: alone) and each process's round
+    session: str = ""
+    rounds: tuple[int, ...] = ()
+    #: each process's CPU share (empty: not recorded)
+    shares: tuple[float, ...] = ()
+    #: what detection reads (:func:`prepare`): the logs of the process means
+    #: with the machine taken out, their spread factor, the commit's group
+    logs: tuple[float, ...] = ()
+    spread_factor: float = 1.0
+    group: int | None = None
+
+    def levels(self) -> tuple[float, ...]:
+        """The logs detection reads (the process means' own, with the
+        machine's speed taken out, when not prepared)."""
+        return self.logs or tuple(math.log(value) - self.machine for value in self.process_means)
 
 
 def _commit_groups(entries: Sequence[Entry]) -> list[list[Entry]]:
@@ -114,24 +130,42 @@ def _point(group: Sequence[Entry]) -> CommitPoint:
 
 
 def _summary(group: Sequence[Entry], drift: Mapping[str, float]) -> CommitSummary:
-    """The commit's summary, each recording's drift and the machine's speed
-    taken out."""
-    if len(group) == 1:
-        return summarize(group[0].process_means, drift.get(group[0].recording, 0.0) + group[0].machine)
-    logs = [
-        math.log(value) - drift.get(entry.recording, 0.0) - entry.machine
-        for entry in group
-        for value in entry.process_means
-    ]
-    return summarize([math.exp(value) for value in logs])
+    """The commit's summary: its recordings' logs (:meth:`Entry.levels`),
+    each recording's drift across benchmarks taken out, pooled."""
+    logs = [value - drift.get(entry.recording, 0.0) for entry in group for value in entry.levels()]
+    return summarize_logs(logs, max(entry.spread_factor for entry in group))
 
 
-def with_machine_speed(entries: Sequence[Entry]) -> list[Entry]:
-    """*entries* (one benchmark on one machine) with the machine's speed of
-    each recording, from the speed probes of its processes
-    (:func:`perf.analysis.interference.probe_shifts`)."""
+def prepare(entries: Sequence[Entry]) -> list[Entry]:
+    """*entries* (one benchmark on one machine) as detection reads them:
+
+    * the time off the CPU left out of each process mean
+      (:func:`perf.analysis.interference.cpu_time_means`);
+    * the machine's speed of each recording made alone, from its processes'
+      speed probes (:func:`perf.analysis.interference.probe_shifts`): the
+      recordings of a session of several commits share their machine,
+      which their rounds carry;
+    * the round effects and offsets of sessions taken out, and each
+      commit's group of commits measured together
+      (:mod:`perf.analysis.sessions`)."""
     shifts = probe_shifts([entry.probes for entry in entries], [entry.probe_source for entry in entries])
-    return [entry._replace(machine=shift) for entry, shift in zip(entries, shifts)]
+    commits: dict[str, set[str]] = {}
+    for entry in entries:
+        if entry.session:
+            commits.setdefault(entry.session, set()).add(entry.commit)
+    recorded = []
+    prepared = []
+    for entry, shift in zip(entries, shifts):
+        machine = 0.0 if len(commits.get(entry.session, ())) > 1 else shift
+        means = cpu_time_means(entry.process_means, entry.shares)
+        logs = tuple(math.log(value) - machine for value in means)
+        recorded.append(Recorded(entry.commit, entry.session, entry.recording, logs, entry.rounds))
+        prepared.append(entry._replace(machine=machine))
+    groups = commit_groups(recorded)
+    return [
+        entry._replace(logs=values.logs, spread_factor=values.spread_factor, group=groups[entry.commit])
+        for entry, values in zip(prepared, adjust(recorded))
+    ]
 
 
 def build_timeline(
@@ -140,7 +174,9 @@ def build_timeline(
     """One benchmark's timeline on one machine, its changes found."""
     groups = [group for group in _commit_groups(entries) if any(entry.process_means for entry in group)]
     points = tuple(_point(group) for group in groups)
-    found = find_changes([_summary(group, drift) for group in groups])
+    labels = [group[0].group for group in groups]
+    together = None if None in labels else [label for label in labels if label is not None]
+    found = find_changes([_summary(group, drift) for group in groups], groups=together)
     changes = tuple(
         Change(
             benchmark,
@@ -168,7 +204,9 @@ def machine_drift(table: Mapping[str, Sequence[Entry]], order: Sequence[str]) ->
     time order."""
     series = {
         name: [
-            (entry.recording, summarize(entry.process_means, entry.machine)) for entry in entries if entry.process_means
+            (entry.recording, summarize_logs(entry.levels(), entry.spread_factor))
+            for entry in entries
+            if entry.process_means
         ]
         for name, entries in table.items()
     }
@@ -187,6 +225,9 @@ def _by_machine(points: Iterable[StoredPoint]) -> dict[str, dict[tuple[str, str]
             point.process_means,
             point.probes,
             probe_source=point.probe_source,
+            session=point.session,
+            rounds=point.rounds,
+            shares=point.shares,
         )
         machines.setdefault(recording.machine, {}).setdefault((point.benchmark, point.unit), []).append(entry)
     return machines
@@ -204,7 +245,7 @@ def timelines(
     order = [recording.path for recording in store.recordings(machine)]
     result = []
     for machine_name, found in _by_machine(store.points(None if detect else benchmarks, machine)).items():
-        table = {key: with_machine_speed(entries) for key, entries in found.items()} if detect else found
+        table = {key: prepare(entries) for key, entries in found.items()} if detect else found
         drift = machine_drift({name: entries for (name, _), entries in table.items()}, order) if detect else {}
         for (name, unit), entries in table.items():
             if benchmarks is not None and name not in benchmarks:

@@ -686,3 +686,24 @@ def test_the_index_keeps_the_session_and_round_of_each_process(store_path, tmp_p
     # a process without a round, or two sessions in one file: none is kept
     assert (partly.session, partly.rounds) == ("", ())
     assert (two.session, two.rounds) == ("", ())
+
+
+def test_the_index_keeps_each_process_cpu_share(store_path, tmp_path):
+    def run(share, clock=None):
+        metadata = {"name": "b", "commit_id": "c" * 40}
+        if share is not None:
+            metadata["cpu_share"] = share
+        if clock:
+            metadata["clock"] = clock
+        return perf.Run([1e-3, 1.1e-3], metadata=metadata, collect_metadata=False)
+
+    files.dump(perf.Benchmark([run(0.99), run(0.7)]), str(tmp_path / "wall.json"))
+    files.dump(perf.Benchmark([run(0.99), run(None)]), str(tmp_path / "partly.json"))
+    files.dump(perf.Benchmark([run(0.99, "cpu"), run(0.7, "cpu")]), str(tmp_path / "cpu.json"))
+    with HistoryStore.open_or_create(store_path) as store:
+        for name, commit in (("wall", "c"), ("partly", "d"), ("cpu", "e")):
+            store.add([str(tmp_path / f"{name}.json")], commit=commit * 40)
+        wall, partly, cpu = store.points()
+    assert wall.shares == (0.99, 0.7)
+    assert partly.shares == ()  # one process without it: none
+    assert cpu.shares == ()  # CPU-time values: the time off the CPU is not in them

@@ -26,6 +26,9 @@ class Point(NamedTuple):
     process_means: tuple
     probes: tuple = ()
     probe_source: str = ""
+    session: str = ""
+    rounds: tuple = ()
+    shares: tuple = ()
 
 
 class FakeStore:
@@ -207,3 +210,47 @@ def test_perfs_first_probe_compared_across_interpreters_would_distort_it():
     points = [point._replace(probe_source="python") for point in _interpreter_history("python")]
     (change,) = timelines(FakeStore(points))[0].changes
     assert change.ratio > 1.3
+
+
+def _session_history(step=1.08, rounds=12, with_session=True):
+    """One history record session of 24 commits: +*step* at commit 14,
+    reverted at commit 20; each round a load slowed every commit alike by
+    0-40 % (runs of slow rounds, as a busy machine makes)."""
+    rng = random.Random(11)
+    load, slow = [], False
+    for _ in range(rounds):
+        slow = rng.random() < (0.7 if slow else 0.3)
+        load.append(rng.uniform(0.2, 0.4) if slow else 0.0)
+    points = []
+    for index in range(24):
+        level = 0.01 * (step if 14 <= index < 20 else 1.0)
+        recording = Recording(f"r{index}", commit_id(index), None, "m")
+        means = tuple(level * (1 + load[r]) * (1 + rng.gauss(0.0, 0.01)) for r in range(rounds))
+        session = ("777", tuple(range(1, rounds + 1))) if with_session else ("", ())
+        points.append(Point("b", "second", recording, means, (), "", *session))
+    return points
+
+
+def test_a_session_takes_out_the_load_its_rounds_shared():
+    (timeline,) = timelines(FakeStore(_session_history(step=1.04)))
+    assert [(change.index, change.direction) for change in timeline.changes] == [(14, "slower"), (20, "faster")]
+    assert timeline.changes[0].ratio == pytest.approx(1.04, rel=0.01)
+    # the same values without their rounds: the load drowns a 4 % step
+    (alone,) = timelines(FakeStore(_session_history(step=1.04, with_session=False)))
+    assert alone.changes == ()
+
+
+def test_the_cpu_share_leaves_out_the_time_off_the_cpu():
+    rng = random.Random(2)
+    points = []
+    for index in range(24):
+        level = 0.01 * (1.08 if index >= 12 else 1.0)
+        # a run of recordings that lost a third of the CPU: a step, in wall time
+        share = 0.66 if 4 <= index < 9 else 0.999
+        means = tuple(level / share * (1 + rng.gauss(0.0, 0.01)) for _ in range(10))
+        recording = Recording(f"r{index}", commit_id(index), None, "m")
+        points.append(Point("b", "second", recording, means, shares=(share,) * 9 + (0.999,)))
+    (timeline,) = timelines(FakeStore(points))
+    assert [change.index for change in timeline.changes] == [12]
+    without = [point._replace(shares=()) for point in points]
+    assert [change.index for change in timelines(FakeStore(without))[0].changes] != [12]
