@@ -73,15 +73,15 @@ STREAM = (
 )
 
 
-def load_main(kind: str, seed: int, log_path: str) -> None:
-    """The background load: idle, then busy, each 2-6 s, forever."""
+def load_main(kind: str, seed: int, log_path: str, phases: tuple[float, float] = (2.0, 6.0)) -> None:
+    """The background load: idle, then busy, each *phases* seconds (2-6 s), forever."""
     rng = random.Random(seed)
     cpus = os.cpu_count() or 2
     with open(log_path, "a") as log:
         while True:
-            time.sleep(rng.uniform(2, 6))
+            time.sleep(rng.uniform(*phases))
             phase = rng.choice(["cpu", "memory"]) if kind == "mixed" else kind
-            busy = rng.uniform(2, 6)
+            busy = rng.uniform(*phases)
             log.write(json.dumps({"start": time.time(), "kind": phase, "seconds": busy}) + "\n")
             log.flush()
             code, count = (SPIN, cpus) if phase == "cpu" else (STREAM, 1)
@@ -612,8 +612,9 @@ def analyze(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "load":
-        load_main(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    if len(sys.argv) > 1 and sys.argv[1] == "load":  # load KIND SEED LOG [SHORTEST LONGEST]
+        phases = (float(sys.argv[5]), float(sys.argv[6])) if len(sys.argv) > 6 else (2.0, 6.0)
+        load_main(sys.argv[2], int(sys.argv[3]), sys.argv[4], phases)
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)

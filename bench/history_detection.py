@@ -23,9 +23,17 @@ Scenarios (a "series" is one benchmark's timeline):
 * ``global``: every benchmark steps by 3 % at once (an interpreter-wide
   change), which the drift correction must not take for drift.
 
+A busy machine (issue 22): ``--slow-runs RATE`` adds runs of slow time
+(bench/history_synthetic.py's :class:`Load`: busy runs of ``--run-length``
+slots on average, 5-40 % slower, ``--off-cpu`` of it time off the CPU that
+the workers' CPU share records) to every scenario; a slot is a recording,
+or with ``--interleaved`` a round of one session that records every
+commit (``history record``).
+
 Usage::
 
     python bench/history_detection.py [--histories 40] [--seed 1] [--drift 0.01] [--only SCENARIO]
+        [--slow-runs 0.1 [--run-length 3] [--off-cpu 0.8]] [--interleaved]
 """
 
 from __future__ import annotations
@@ -41,19 +49,40 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import history_synthetic as synthetic
 
-from perf.history.timelines import Entry, build_timeline, machine_drift
+from perf.history.sidecar import points as index_points
+from perf.history.timelines import Entry, build_timeline, machine_drift, prepare
 
 BENCHMARKS = 50
 STEPPED = 10
+#: the generator's options of this run (--slow-runs, --interleaved...)
+HISTORY = {}
+
+
+def make(seed, **options):
+    return synthetic.make_history(seed, **HISTORY, **options)
 
 
 def analyse(recordings):
-    """The timelines of one synthetic history, as history changes finds them."""
+    """The timelines of one synthetic history, as history changes finds
+    them: each suite read as the store's index reads a file, each
+    benchmark's entries prepared (time off the CPU, speed probe, sessions),
+    the drift shared by a recording's benchmarks, then segmentation."""
     table = {}
     for recording in recordings:
-        for benchmark in recording.suite:
-            entry = Entry(recording.commit, recording.date, recording.commit, tuple(benchmark.get_process_means()))
-            table.setdefault(benchmark.get_name(), []).append(entry)
+        for point in index_points(recording.suite):
+            entry = Entry(
+                recording.commit,
+                recording.date,
+                recording.commit,
+                point.means,
+                point.probes,
+                probe_source=point.probe_source,
+                session=point.session,
+                rounds=point.rounds,
+                shares=point.shares,
+            )
+            table.setdefault(point.benchmark, []).append(entry)
+    table = {name: prepare(entries) for name, entries in table.items()}
     order = [recording.commit for recording in recordings]
     drift = machine_drift(table, order)
     return {name: build_timeline(name, "m", "second", entries, drift) for name, entries in table.items()}
@@ -71,9 +100,7 @@ def noise(args, spike_rate):
     for _h in range(args.histories):
         commits = rng.randint(60, 100)
         timelines = analyse(
-            synthetic.make_history(
-                rng.randrange(2**32), commits=commits, benchmarks=BENCHMARKS, drift=args.drift, spike_rate=spike_rate
-            )
+            make(rng.randrange(2**32), commits=commits, benchmarks=BENCHMARKS, drift=args.drift, spike_rate=spike_rate)
         )
         for timeline in timelines.values():
             total += 1
@@ -96,7 +123,7 @@ def steps(args):
             planted[bench] = (rng.randint(10, commits - 10), factor, size)
         step_list = [synthetic.Step(bench, at, factor) for bench, (at, factor, _) in planted.items()]
         timelines = analyse(
-            synthetic.make_history(
+            make(
                 rng.randrange(2**32),
                 commits=commits,
                 benchmarks=BENCHMARKS,
@@ -135,7 +162,7 @@ def latency(args):
                 at = commits - after
                 step_list = [synthetic.Step(bench, at, factor) for bench, factor in planted.items()]
                 timelines = analyse(
-                    synthetic.make_history(
+                    make(
                         rng.randrange(2**32),
                         commits=commits,
                         benchmarks=BENCHMARKS,
@@ -159,7 +186,7 @@ def global_step(args):
         commits = rng.randint(60, 100)
         at = rng.randint(10, commits - 10)
         timelines = analyse(
-            synthetic.make_history(
+            make(
                 rng.randrange(2**32),
                 commits=commits,
                 benchmarks=BENCHMARKS,
@@ -185,13 +212,26 @@ def main():
         "--benchmarks", type=int, default=50, help="benchmarks per recording (under 5: no drift correction)"
     )
     parser.add_argument("--only", choices=("noise", "spikes", "steps", "latency", "global"))
+    parser.add_argument("--slow-runs", type=float, default=0.0, help="chance that a time slot starts a busy run")
+    parser.add_argument("--run-length", type=float, default=3.0, help="mean slots of a busy run (default 3)")
+    parser.add_argument("--off-cpu", type=float, default=0.8, help="share of a busy slowdown off the CPU (0.8)")
+    parser.add_argument("--interleaved", action="store_true", help="every commit recorded in one session, in rounds")
     args = parser.parse_args()
     global BENCHMARKS, STEPPED
     BENCHMARKS = args.benchmarks
     STEPPED = min(STEPPED, BENCHMARKS)
+    HISTORY.update(load=synthetic.Load(args.slow_runs, args.run_length, args.off_cpu), interleaved=args.interleaved)
+    busy = (
+        f"; runs of slow time: {args.slow_runs * 100:.0f} % of slots start one, {args.run_length:g} slots long, "
+        f"{args.off_cpu * 100:.0f} % of it off the CPU"
+        if args.slow_runs
+        else ""
+    )
+    mode = "interleaved (one session, a slot is a round)" if args.interleaved else "a recording per commit"
     print(
         f"# {args.histories} histories of {BENCHMARKS} benchmarks, 20 processes x 3 values, "
-        f"drift {args.drift * 100:.1f} %, spike rate {args.spike_rate * 100:.0f} % (steps, latency), seed {args.seed}"
+        f"drift {args.drift * 100:.1f} %, spike rate {args.spike_rate * 100:.0f} % (steps, latency), seed {args.seed}; "
+        f"{mode}{busy}"
     )
     started = time.perf_counter()
     scenarios = {

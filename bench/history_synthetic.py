@@ -12,7 +12,17 @@ recording of every benchmark on one machine:
   a window of consecutive processes (benchmarks run one after another)
   lose 5-40 % of their speed, as when another job takes the CPU for a while;
 * steps: ``(benchmark index or None for all, first commit, factor)``, e.g.
-  a 3 % slowdown of benchmark 7 from commit 40 on: ``(7, 40, 1.03)``.
+  a 3 % slowdown of benchmark 7 from commit 40 on: ``(7, 40, 1.03)``;
+* with ``slow_runs`` (issue 22), a busy machine's runs of slow time: the
+  machine state is a chain over time slots that turns busy with that
+  chance per slot and stays busy ``run_length`` slots on average, slowing
+  every process of a busy slot by 5-40 % (each process drawing its own
+  share of it); ``off_cpu`` of that slowdown is time off the CPU, which
+  the process's ``cpu_share`` records (the rest, caches and memory, it
+  does not).  A time slot is a recording when commits are recorded one at
+  a time, a round when ``interleaved`` records them all in one session
+  (``history record``: one process of every commit per round, each run
+  carrying its round and the session, ``ab_pair`` and ``ab_seed``).
 
 :func:`make_history` returns the suites with their commit ids and dates;
 :func:`process_table` reduces them to what the store's index keeps (process
@@ -74,6 +84,37 @@ def _spike(rng: random.Random, total: int, spike_rate: float) -> tuple[int, int,
     return first, first + length - 1, 1.0 + rng.uniform(0.05, 0.40)
 
 
+class Load(NamedTuple):
+    """Runs of slow time on a busy machine (see the module docstring)."""
+
+    #: the chance that an idle time slot turns busy
+    rate: float = 0.0
+    #: the mean number of slots a busy run lasts
+    length: float = 3.0
+    #: the share of a busy slowdown that is time off the CPU
+    off_cpu: float = 0.8
+
+
+def busy_slots(rng: random.Random, count: int, load: Load) -> list[float]:
+    """The slowdown of each of *count* time slots (0.0: idle)."""
+    slots, level = [], 0.0
+    for _ in range(count):
+        if level and rng.random() < 1.0 / max(1.0, load.length):
+            level = 0.0
+        elif not level and rng.random() < load.rate:
+            level = rng.uniform(0.05, 0.40)
+        slots.append(level)
+    return slots
+
+
+def _process(rng: random.Random, level: float, slow: float, load: Load) -> tuple[float, float]:
+    """(process level, cpu share) of a process at *level* in a slot slowed by *slow*."""
+    lost = slow * rng.uniform(0.5, 1.5)
+    wall = level * (1 + lost)
+    cpu = level * (1 + lost * (1 - load.off_cpu))
+    return wall, min(1.0, cpu / wall * rng.uniform(0.999, 1.0))
+
+
 def make_history(
     seed: int,
     *,
@@ -87,13 +128,19 @@ def make_history(
     spike_rate: float = 0.0,
     steps: Sequence[Step] = (),
     hostname: str = "bench-machine",
+    load: Load | None = None,
+    interleaved: bool = False,
 ) -> list[Recording]:
     """The recordings of a synthetic history (see the module docstring)."""
     rng = random.Random(seed)
+    load = load or Load()
     bases = [rng.uniform(1e-3, 50e-3) for _ in range(benchmarks)]
+    slots = busy_slots(rng, processes if interleaved else commits, load)
+    session = rng.randrange(2**31)
+    shared = rng.gauss(0.0, drift)  # one session: one machine state
     recordings = []
     for index in range(commits):
-        machine = rng.gauss(0.0, drift)
+        machine = shared if interleaved else rng.gauss(0.0, drift)
         spike = _spike(rng, benchmarks * processes, spike_rate)
         suite_benchmarks = []
         for bench in range(benchmarks):
@@ -102,13 +149,15 @@ def make_history(
             for process in range(processes):
                 position = bench * processes + process
                 slow = spike[2] if spike and spike[0] <= position <= spike[1] else 1.0
-                process_level = level * slow * (1 + rng.gauss(0.0, between))
-                run_values = [process_level * (1 + rng.gauss(0.0, within)) for _ in range(values)]
-                runs.append(
-                    perf.Run(
-                        run_values, metadata={"name": bench_name(bench), "hostname": hostname}, collect_metadata=False
-                    )
-                )
+                busy = slots[process] if interleaved else slots[index]
+                wall, share = _process(rng, level * slow * (1 + rng.gauss(0.0, between)), busy, load)
+                metadata: dict[str, object] = {"name": bench_name(bench), "hostname": hostname}
+                if load.rate:
+                    metadata["cpu_share"] = share
+                if interleaved:
+                    metadata.update(ab_pair=process + 1, ab_seed=session)
+                run_values = [wall * (1 + rng.gauss(0.0, within)) for _ in range(values)]
+                runs.append(perf.Run(run_values, metadata=metadata, collect_metadata=False))
             suite_benchmarks.append(perf.Benchmark(runs))
         date = (START + datetime.timedelta(days=index)).isoformat()
         recordings.append(Recording(commit_id(index, seed), date, perf.BenchmarkSuite(suite_benchmarks), spike))

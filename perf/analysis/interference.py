@@ -229,13 +229,17 @@ def _corrected_means(evidence: Sequence[ProcessEvidence], cpu_time: bool) -> lis
     return [item.mean * item.cpu_share if item.cpu_share else item.mean for item in evidence]
 
 
-def cpu_time_means(means: Sequence[float], shares: Sequence[float]) -> list[float]:
+def cpu_time_means(means: Sequence[float], shares: Sequence[float], keeps_cpu: bool | None = None) -> list[float]:
     """The process means of one recording with the time off the CPU left
-    out (each times its CPU share) when the benchmark keeps the CPU (its
-    highest share >= :data:`CPU_BOUND_SHARE`), as :func:`compare_recordings`
-    does; unchanged without a share for every process, or for code that
-    gives the CPU away by itself."""
-    if len(shares) != len(means) or not shares or max(shares) < CPU_BOUND_SHARE:
+    out (each times its CPU share) when the benchmark keeps the CPU, as
+    :func:`compare_recordings` does; unchanged without a share for every
+    process, or for code that gives the CPU away by itself.  *keeps_cpu*
+    None: decided from these shares (the highest >= :data:`CPU_BOUND_SHARE`);
+    a timeline decides it over all its recordings (a recording that lost the
+    CPU in every process still belongs to code that keeps it)."""
+    if keeps_cpu is None:
+        keeps_cpu = bool(shares) and max(shares) >= CPU_BOUND_SHARE
+    if len(shares) != len(means) or not shares or not keeps_cpu:
         return list(means)
     return [value * share if share > 0 else value for value, share in zip(means, shares)]
 

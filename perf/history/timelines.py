@@ -20,7 +20,7 @@ import math
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Sequence
 
 from perf.analysis.changepoints import CommitSummary, find_changes, recording_drift, summarize_logs
-from perf.analysis.interference import cpu_time_means, probe_shifts
+from perf.analysis.interference import CPU_BOUND_SHARE, cpu_time_means, probe_shifts
 from perf.analysis.intervals import mean_interval
 from perf.analysis.sessions import Recorded, adjust, commit_groups
 
@@ -140,7 +140,9 @@ def prepare(entries: Sequence[Entry]) -> list[Entry]:
     """*entries* (one benchmark on one machine) as detection reads them:
 
     * the time off the CPU left out of each process mean
-      (:func:`perf.analysis.interference.cpu_time_means`);
+      (:func:`perf.analysis.interference.cpu_time_means`), when some
+      process of some recording kept the CPU (code that waits by itself
+      keeps its wall times);
     * the machine's speed of each recording made alone, from its processes'
       speed probes (:func:`perf.analysis.interference.probe_shifts`): the
       recordings of a session of several commits share their machine,
@@ -153,11 +155,13 @@ def prepare(entries: Sequence[Entry]) -> list[Entry]:
     for entry in entries:
         if entry.session:
             commits.setdefault(entry.session, set()).add(entry.commit)
+    # the benchmark keeps the CPU when some process of some recording did
+    keeps_cpu = max((share for entry in entries for share in entry.shares), default=0.0) >= CPU_BOUND_SHARE
     recorded = []
     prepared = []
     for entry, shift in zip(entries, shifts):
         machine = 0.0 if len(commits.get(entry.session, ())) > 1 else shift
-        means = cpu_time_means(entry.process_means, entry.shares)
+        means = cpu_time_means(entry.process_means, entry.shares, keeps_cpu)
         logs = tuple(math.log(value) - machine for value in means)
         recorded.append(Recorded(entry.commit, entry.session, entry.recording, logs, entry.rounds))
         prepared.append(entry._replace(machine=machine))

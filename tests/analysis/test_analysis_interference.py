@@ -422,3 +422,13 @@ def test_probe_shifts_compare_only_probes_of_one_source():
     assert probe_shifts([slow, slow, slow, fast, fast])[3] == pytest.approx(math.log(0.9), rel=0.02)  # one source
     # a lone recording of its source has nothing to compare with
     assert probe_shifts([slow, slow, fast], ["a", "a", "b"])[2] == 0.0
+
+
+def test_cpu_time_means_of_code_that_keeps_the_cpu():
+    from perf.analysis.interference import cpu_time_means
+
+    assert cpu_time_means([1.0, 2.0], [0.99, 0.5]) == [0.99, 1.0]
+    assert cpu_time_means([1.0, 2.0], [0.6, 0.5]) == [1.0, 2.0]  # code that waits by itself: kept
+    # a timeline knows better: this recording lost the CPU in every process
+    assert cpu_time_means([1.0, 2.0], [0.6, 0.5], keeps_cpu=True) == [0.6, 1.0]
+    assert cpu_time_means([1.0, 2.0], [0.99], keeps_cpu=True) == [1.0, 2.0]  # a share missing

@@ -245,12 +245,26 @@ def test_the_cpu_share_leaves_out_the_time_off_the_cpu():
     points = []
     for index in range(24):
         level = 0.01 * (1.08 if index >= 12 else 1.0)
-        # a run of recordings that lost a third of the CPU: a step, in wall time
+        # a run of recordings that lost a third of the CPU in every process:
+        # a step, in wall time (the other recordings say the code keeps the CPU)
         share = 0.66 if 4 <= index < 9 else 0.999
         means = tuple(level / share * (1 + rng.gauss(0.0, 0.01)) for _ in range(10))
         recording = Recording(f"r{index}", commit_id(index), None, "m")
-        points.append(Point("b", "second", recording, means, shares=(share,) * 9 + (0.999,)))
+        points.append(Point("b", "second", recording, means, shares=(share,) * 10))
     (timeline,) = timelines(FakeStore(points))
     assert [change.index for change in timeline.changes] == [12]
     without = [point._replace(shares=()) for point in points]
     assert [change.index for change in timelines(FakeStore(without))[0].changes] != [12]
+
+
+def test_code_that_waits_by_itself_keeps_its_wall_times():
+    # a benchmark that sleeps half of its time: low shares everywhere; a
+    # change that makes it wait longer is a change
+    points = []
+    for index in range(20):
+        level = 0.01 * (1.5 if index >= 10 else 1.0)
+        share = 0.5 / (1.5 if index >= 10 else 1.0)
+        recording = Recording(f"r{index}", commit_id(index), None, "m")
+        points.append(Point("b", "second", recording, (level,) * 10, shares=(share,) * 10))
+    (timeline,) = timelines(FakeStore(points))
+    assert [change.index for change in timeline.changes] == [10]
