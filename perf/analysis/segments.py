@@ -107,8 +107,10 @@ def best_split(
             continue
         right_weight = total_weight - left_weight
         difference = (total_sum - left_sum) / right_weight - left_sum / left_weight
-        shared = _extra(drift, [range(start, index + 1)], [range(index + 1, stop)])
-        z = abs(difference) / math.sqrt(1.0 / left_weight + 1.0 / right_weight + shared)
+        variance = 1.0 / left_weight + 1.0 / right_weight
+        if drift is not None:
+            variance += drift.extra([range(start, index + 1)], [range(index + 1, stop)])
+        z = abs(difference) / math.sqrt(variance)
         if z > best[0]:
             best = (z, index + 1)
     return best
@@ -139,9 +141,11 @@ def best_epidemic(
             inside_sum = cumulative_sum[stop] - cumulative_sum[first]
             outside_weight = total_weight - inside_weight
             difference = inside_sum / inside_weight - (total_sum - inside_sum) / outside_weight
-            outside = [range(start, start + first), range(start + stop, end)]
-            shared = _extra(drift, [range(start + first, start + stop)], outside)
-            z = abs(difference) / math.sqrt(1.0 / inside_weight + 1.0 / outside_weight + shared)
+            variance = 1.0 / inside_weight + 1.0 / outside_weight
+            if drift is not None:  # (the hot loop of the search: nothing more without shared drift)
+                outside = [range(start, start + first), range(start + stop, end)]
+                variance += drift.extra([range(start + first, start + stop)], outside)
+            z = abs(difference) / math.sqrt(variance)
             if z > best[0]:
                 best = (z, start + first, start + stop)
     return best

@@ -20,7 +20,8 @@ commits' process means, each with its round:
 * :func:`commit_groups`: the commits of linked sessions form a group whose
   members share their drift; a commit recorded alone (a CI job, ``history
   add``) is a group of its own, with the drift between recordings of
-  :mod:`perf.analysis.changepoints`.
+  :mod:`perf.analysis.changepoints`, and its recordings are pooled as
+  they are (their drifts average out).
 
 Must not: read the store, format text or print.
 """
@@ -43,16 +44,10 @@ class Recorded(NamedTuple):
     commit: str
     #: its session (the seed its runs share; empty: a recording of its own)
     session: str
-    #: unique among the recordings (a recording of its own is its own session)
-    key: str
     #: the log of each process mean
     logs: tuple[float, ...]
     #: the round of each process (empty: none)
     rounds: tuple[int, ...] = ()
-
-    @property
-    def session_key(self) -> str:
-        return self.session or f"recording:{self.key}"
 
 
 class Adjusted(NamedTuple):
@@ -93,13 +88,24 @@ def _minus(item: Recorded, effects: dict[int, float]) -> list[float]:
     return [value - effects.get(round_, 0.0) for round_, value in zip(item.rounds, item.logs)]
 
 
+def _sessions(recordings: Sequence[Recorded], logs: Sequence[Sequence[float]]) -> dict[str, dict[str, list[float]]]:
+    """session -> commit -> logs, of the sessions of several commits (a
+    recording made alone has a drift of its own: it is linked to nothing,
+    and two of one commit are pooled as they are)."""
+    levels: dict[str, dict[str, list[float]]] = {}
+    for item, values in zip(recordings, logs):
+        if item.session:
+            levels.setdefault(item.session, {}).setdefault(item.commit, []).extend(values)
+    return {session: commits for session, commits in levels.items() if len(commits) > 1}
+
+
 def align_sessions(recordings: Sequence[Recorded], adjusted: Sequence[Adjusted]) -> list[Adjusted]:
-    """*adjusted* with each session moved onto the level of the sessions it
-    shares commits with (breadth first from the session with the most
-    commits of its linked set)."""
-    levels: dict[str, dict[str, list[float]]] = {}  # session -> commit -> logs
-    for item, values in zip(recordings, adjusted):
-        levels.setdefault(item.session_key, {}).setdefault(item.commit, []).extend(values.logs)
+    """*adjusted* with each session of several commits moved onto the level
+    of the sessions it shares commits with (breadth first from the session
+    with the most commits of its linked set)."""
+    levels = _sessions(recordings, [values.logs for values in adjusted])
+    if len(levels) < 2:
+        return list(adjusted)
     offsets: dict[str, float] = {}
     for component in _components(levels):
         start = max(component, key=lambda session: len(levels[session]))
@@ -115,7 +121,7 @@ def align_sessions(recordings: Sequence[Recorded], adjusted: Sequence[Adjusted])
                 offsets[other] = offsets[current] + mean(differences)
                 pending.append(other)
     return [
-        values._replace(logs=tuple(value - offsets.get(item.session_key, 0.0) for value in values.logs))
+        values._replace(logs=tuple(value - offsets.get(item.session, 0.0) for value in values.logs))
         for item, values in zip(recordings, adjusted)
     ]
 
@@ -144,17 +150,18 @@ def _components(levels: dict[str, dict[str, list[float]]]) -> list[list[str]]:
 
 
 def commit_groups(recordings: Sequence[Recorded]) -> dict[str, int]:
-    """commit -> its group: the linked sessions it was recorded in.  The
-    commits of one group share their drift; a commit recorded alone is a
-    group of its own."""
-    levels: dict[str, dict[str, list[float]]] = {}
-    for item in recordings:
-        levels.setdefault(item.session_key, {}).setdefault(item.commit, []).extend(item.logs)
+    """commit -> its group: the linked sessions of several commits it was
+    recorded in.  The commits of one group share their drift; a commit
+    recorded only alone is a group of its own."""
+    levels = _sessions(recordings, [item.logs for item in recordings])
     groups: dict[str, int] = {}
     for number, component in enumerate(_components(levels)):
         for session in component:
             for commit in levels[session]:
                 groups[commit] = number
+    for item in recordings:
+        if item.commit not in groups:
+            groups[item.commit] = len(groups) + len(levels)
     return groups
 
 
@@ -164,10 +171,12 @@ def adjust(recordings: Sequence[Recorded]) -> list[Adjusted]:
     adjusted = [Adjusted(item.logs) for item in recordings]
     by_session: dict[str, list[int]] = {}
     for index, item in enumerate(recordings):
-        by_session.setdefault(item.session_key, []).append(index)
+        if item.session:
+            by_session.setdefault(item.session, []).append(index)
     for indexes in by_session.values():
-        for index, values in zip(indexes, round_effects([recordings[i] for i in indexes])):
-            adjusted[index] = values
+        if len(indexes) > 1:
+            for index, values in zip(indexes, round_effects([recordings[i] for i in indexes])):
+                adjusted[index] = values
     return align_sessions(recordings, adjusted)
 
 

@@ -163,7 +163,7 @@ def prepare(entries: Sequence[Entry]) -> list[Entry]:
         machine = 0.0 if len(commits.get(entry.session, ())) > 1 else shift
         means = cpu_time_means(entry.process_means, entry.shares, keeps_cpu)
         logs = tuple(math.log(value) - machine for value in means)
-        recorded.append(Recorded(entry.commit, entry.session, entry.recording, logs, entry.rounds))
+        recorded.append(Recorded(entry.commit, entry.session, logs, entry.rounds))
         prepared.append(entry._replace(machine=machine))
     groups = commit_groups(recorded)
     return [

@@ -20,13 +20,7 @@ def session(name, levels, rounds=10, load=None, *, noise=0.01, seed=1, start=1):
     load = load or [0.0] * rounds
     numbers = tuple(range(start, start + rounds))
     return [
-        Recorded(
-            f"c{index}",
-            name,
-            f"{name}/{index}",
-            tuple(level + load[r] + rng.gauss(0.0, noise) for r in range(rounds)),
-            numbers,
-        )
+        Recorded(f"c{index}", name, tuple(level + load[r] + rng.gauss(0.0, noise) for r in range(rounds)), numbers)
         for index, level in enumerate(levels)
     ]
 
@@ -56,9 +50,9 @@ def test_rounds_a_commit_missed_and_lone_rounds():
 
 
 def test_recordings_without_rounds_keep_their_values():
-    alone = Recorded("c0", "", "r0", (0.1, 0.2, 0.3))
+    alone = Recorded("c0", "", (0.1, 0.2, 0.3))
     assert round_effects([alone]) == [(alone.logs, 1.0)]
-    pair = [alone, Recorded("c1", "", "r1", (0.4, 0.5))]
+    pair = [alone, Recorded("c1", "", (0.4, 0.5))]
     assert [values.logs for values in round_effects(pair)] == [pair[0].logs, pair[1].logs]
 
 
@@ -67,7 +61,7 @@ def test_sessions_that_share_commits_are_aligned():
     # 6 % slower; c2 and c3 are in both
     first = session("a", [0.0, 0.0, 0.0, 0.0], noise=0.002, seed=1)
     second = [
-        item._replace(commit=f"c{index + 2}", key=f"b/{index}")
+        item._replace(commit=f"c{index + 2}")
         for index, item in enumerate(session("b", [0.06, 0.06, 0.06 + 0.1, 0.06 + 0.1], noise=0.002, seed=2))
     ]
     recordings = first + second
@@ -88,14 +82,16 @@ def test_adjust_is_round_effects_then_alignment():
 
 
 def test_commits_recorded_alone_are_groups_of_their_own():
-    alone = [Recorded(f"c{index}", "", f"r{index}", (0.0, 0.1)) for index in range(3)]
+    alone = [Recorded(f"c{index}", "", (0.0, 0.1)) for index in range(3)]
     together = session("s", [0.0, 0.0], rounds=2)
     groups = commit_groups([*alone, *[item._replace(commit=f"d{i}") for i, item in enumerate(together)]])
     assert len({groups["c0"], groups["c1"], groups["c2"]}) == 3
     assert groups["d0"] == groups["d1"] and groups["d0"] not in {groups["c0"], groups["c1"], groups["c2"]}
-    # a commit recorded twice alone: one group (its recordings are linked)
-    twice = commit_groups([Recorded("c0", "", "r0", (0.0,)), Recorded("c0", "", "r1", (0.1,))])
-    assert twice == {"c0": 0}
+    # a commit recorded twice alone: one group, its own; its recordings are
+    # pooled as they are (each has its own drift: averaging them halves it)
+    twice = [Recorded("c0", "", (0.0,)), Recorded("c0", "", (0.1,))]
+    assert commit_groups(twice) == {"c0": 0}
+    assert [values.logs for values in adjust(twice)] == [(0.0,), (0.1,)]
 
 
 def test_logs_are_not_changed_in_place():
