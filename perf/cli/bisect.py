@@ -12,12 +12,29 @@ or ``cannot decide: ...`` (exit status 1).
 from __future__ import annotations
 
 import argparse
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from perf.history.bisect import BisectResult
 
 HELP = "Find the first commit between GOOD and BAD that performs like BAD."
+
+#: ``20m``, ``900s``, ``1h30m``, ``1.5h``, ``600`` (seconds)
+_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s?)?")
+
+
+def parse_duration(text: str) -> float:
+    """Seconds of a duration: ``20m``, ``900s``, ``1h30m``, ``1.5h`` or a
+    number of seconds; ArgumentTypeError otherwise."""
+    match = _DURATION.fullmatch(text.strip().lower())
+    if not text.strip() or match is None or not any(match.groups()):
+        raise argparse.ArgumentTypeError(f"expected a duration such as 20m, 900s or 1h30m, got {text!r}")
+    hours, minutes, seconds = (float(group or 0) for group in match.groups())
+    total = hours * 3600 + minutes * 60 + seconds
+    if total <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text!r}")
+    return total
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

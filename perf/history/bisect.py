@@ -30,9 +30,6 @@ function so that its decisions can be tested without timing):
 A script with several benchmarks is reduced to the geometric mean of its
 benchmarks, pair by pair.
 
-:func:`compare_commits` is the primitive for other commands: two commits
-measured interleaved, the comparison of each benchmark.
-
 Must not: print or exit (steps are reported through :class:`BisectEvents`).
 """
 
@@ -44,7 +41,7 @@ from perf.analysis.compare import INCONCLUSIVE, NO_CHANGE, Comparison, compare_p
 from perf.analysis.statistics import geometric_mean
 from perf.errors import WorkerError
 from perf.history.git import Repository, short
-from perf.history.worktrees import BuildEvents, CommitMeasurer, MeasuredCommand, PairedMeans, parse_command
+from perf.history.worktrees import BuildEvents, CommitMeasurer, MeasuredCommand, PairedMeans
 
 #: rounds measured at most for one decision
 DEFAULT_MAX_ROUNDS = 4
@@ -256,34 +253,3 @@ def bisect(
                 reporter.step(step)
 
         return bisect_commits(good, commits, measure, repository.subject, max_rounds=max_rounds, events=Releasing())
-
-
-def compare_commits(
-    repository: Repository,
-    before: str,
-    after: str,
-    args: Sequence[str],
-    *,
-    python: str | None = None,
-    build_command: str | None = None,
-    events: BisectEvents | None = None,
-    max_rounds: int = 1,
-) -> dict[str, Comparison]:
-    """Measure the revisions *before* and *after* interleaved (``ARGS``:
-    *args*) and compare each benchmark, *after* against *before* (paired:
-    above 1, *after* is slower); while a comparison is inconclusive,
-    measure another round and pool it, up to *max_rounds*."""
-    before, after = repository.resolve(before), repository.resolve(after)
-    command = parse_command(args, python)
-    pooled: dict[str, tuple[list[float], list[float]]] = {}
-    comparisons: dict[str, Comparison] = {}
-    with CommitMeasurer(repository, command, build_command, events) as measurer:
-        for _ in range(max_rounds):
-            for name, reference, changed in measurer.measure(before, after):
-                pool = pooled.setdefault(name, ([], []))
-                pool[0].extend(reference)
-                pool[1].extend(changed)
-            comparisons = {name: compare_paired_process_means(*pool) for name, pool in pooled.items()}
-            if all(comparison.verdict != INCONCLUSIVE for comparison in comparisons.values()):
-                break
-    return comparisons

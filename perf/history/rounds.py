@@ -41,6 +41,16 @@ if TYPE_CHECKING:
 Key = tuple[int, int]
 
 
+class Measured(NamedTuple):
+    """What a session gave: each benchmark's result per commit."""
+
+    results: dict[str, list[Benchmark]]
+    #: wall time of the session's workers, seconds (the budget counts it)
+    seconds: float
+    #: wall time spent before them (worktrees, builds), seconds
+    setup: float = 0.0
+
+
 class Process(NamedTuple):
     """One worker: its mean value and the share of its values' wall time
     it spent on the CPU (None: not recorded)."""

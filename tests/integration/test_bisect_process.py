@@ -11,7 +11,7 @@ import sys
 import helpers
 import pytest
 
-from perf.history.bisect import compare_commits
+from perf.history.confirm import compare_commits
 from perf.history.git import Repository
 
 pytestmark = pytest.mark.integration
@@ -67,9 +67,10 @@ def test_compare_commits_in_timeit_mode(tmp_path, monkeypatch):
         "import checksum",
         "checksum.checksum(checksum.DATA)",
     ]
-    comparisons = compare_commits(repository, repo.commits[0], repo.commits[-1], args)
-    assert list(comparisons) == ["sum"]
-    comparison = comparisons["sum"]
+    remeasurement = compare_commits(repository, repo.commits[0], repo.commits[-1], args)
+    assert list(remeasurement.comparisons) == ["sum"]
+    assert remeasurement.sessions == 1  # a 5x slowdown: decided at once
+    comparison = remeasurement.comparisons["sum"]
     assert comparison.paired
     assert comparison.reference_processes == 4
     assert comparison.ratio > 2 and comparison.verdict == "slower"
