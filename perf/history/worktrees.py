@@ -23,7 +23,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
-from perf.errors import UsageError, WorkerError
+from perf.errors import UsageError
 from perf.history.git import Repository, build, short
 
 if TYPE_CHECKING:
@@ -36,9 +36,6 @@ if TYPE_CHECKING:
 #: the default budget of one session: pairs of processes, values per process
 DEFAULT_PROCESSES = 10
 DEFAULT_VALUES = 3
-
-#: (benchmark, reference process means, changed process means), pair by pair
-PairedMeans = Sequence[tuple[str, Sequence[float], Sequence[float]]]
 
 
 class BuildEvents:
@@ -127,10 +124,6 @@ def _which(name: str) -> str:
     import shutil
 
     return shutil.which(name) or ""
-
-
-def _loops(benchmark: Benchmark) -> int:
-    return int(benchmark.get_loops()) if benchmark.get_runs() else 0
 
 
 def pinned_loops(options: RunOptions, results: Sequence[Sequence[Benchmark]]) -> RunOptions:
@@ -292,26 +285,3 @@ class CommitMeasurer:
             if name not in self._loops and result[0].get_runs():
                 self._loops[name] = int(result[0].get_runs()[-1].get_loops())
         return results
-
-    def measure(self, reference: str, changed: str) -> PairedMeans:
-        """One interleaved session: the pairs of each benchmark."""
-        from perf.analysis.benchmarks import paired_process_means
-
-        session = self._session((reference, changed))
-        names = session.list_benchmarks()
-        results = session.run(list(enumerate(names)))
-        if self._pinned is None:
-            self._pinned = pinned_loops(self.command.plan.options, results)
-            if self._pinned.loops and any(_loops(result[0]) != _loops(result[1]) for result in results):
-                # the two sides calibrated different loops: measure again,
-                # both with the reference's
-                return self.measure(reference, changed)
-        paired: list[tuple[str, Sequence[float], Sequence[float]]] = []
-        for name, (reference_result, changed_result) in zip(names, results):
-            pairs = paired_process_means(reference_result, changed_result)
-            if pairs is None:
-                raise WorkerError(
-                    f"{name}: the interleaved pairs of {short(changed)} and {short(reference)} are not complete"
-                )
-            paired.append((name, *pairs))
-        return paired
