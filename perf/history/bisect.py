@@ -60,9 +60,10 @@ DEFAULT_BUDGET = 20 * 60.0
 #: the fewest rounds worth a session
 MIN_ROUNDS = 3
 #: the confidence of the intervals that decide: GOOD and BAD differ, a
-#: candidate is like one of them (95 % intervals looked at after every
-#: session gave 4 wrong answers in 150 bisections of a fake machine with
-#: 8 % noise per process; 99 % none, bench/bisect_accuracy.py)
+#: candidate is like one of them.  Looked at after every session, 95 %
+#: intervals gave 6 wrong answers in 150 bisections of a fake machine with
+#: 8 % noise per process (tests/history/test_bisect.py's); 99 % none in
+#: 200 (190 right, 10 undecided within 20 minutes)
 DECISION_CONFIDENCE = 0.99
 #: the share of the distance to a decision that the half-width must reach
 #: for a decision to be likely (the estimate of the time needed)

@@ -7,7 +7,9 @@ round (``ab_pair``) and its session (``ab_seed``).  :class:`Rounds` keeps
 each commit's process mean under (session, round), so that two commits
 measured in the same sessions pair again round by round (the load of that
 moment hits both), and the rounds of a later session of the same commits
-pool with the earlier ones (doc/design.rst, R6).
+pool with the earlier ones (doc/design.rst, R6).  A comparison is a
+contrast of the commits' process means whose noise is estimated from
+every commit of its rounds (:mod:`perf.analysis.contrasts`).
 
 Time off the CPU: with the wall clock, a worker that other processes took
 the CPU from is slower by the time it waited.  Each worker records the
@@ -29,7 +31,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
-from perf.analysis.compare import Comparison, compare_paired_process_means
+from perf.analysis.compare import Comparison
+from perf.analysis.contrasts import contrast
 from perf.analysis.interference import CPU_BOUND_SHARE
 from perf.analysis.statistics import stdev
 from perf.errors import WorkerError
@@ -124,17 +127,25 @@ class Rounds:
         """The rounds in which all of *commits* were measured."""
         return len(self.paired(commits)[0]) if commits else 0
 
+    def contrast(self, weighted: Sequence[tuple[str, float]], confidence: float = 0.95) -> Comparison:
+        """The contrast of *weighted* commits (commit, weight; the weights
+        sum to 0) over the rounds where all of them were measured; the
+        other commits measured in every one of those rounds add to the
+        estimate of the noise (:func:`perf.analysis.contrasts.contrast`)."""
+        commits = [commit for commit, _ in weighted]
+        keys = set.intersection(*(set(self._processes.get(commit, {})) for commit in commits))
+        others = [commit for commit, mine in self._processes.items() if commit not in commits and keys <= mine.keys()]
+        logs = [[math.log(mean) for mean in means] for means in self.paired([*commits, *others])]
+        return contrast(logs, [weight for _, weight in weighted] + [0.0] * len(others), confidence=confidence)
+
     def compare(self, reference: str, changed: str, confidence: float = 0.95) -> Comparison:
         """*changed* against *reference*, paired by round (above 1: slower)."""
-        reference_means, changed_means = self.paired((reference, changed))
-        return compare_paired_process_means(reference_means, changed_means, confidence=confidence)
+        return self.contrast([(reference, -1.0), (changed, 1.0)], confidence)
 
     def position(self, commit: str, good: str, bad: str, confidence: float = 0.95) -> Comparison:
         """*commit* against the geometric midpoint of *good* and *bad*, round
         by round (the mean of log(C/GOOD) and log(C/BAD))."""
-        means, good_means, bad_means = self.paired((commit, good, bad))
-        midpoint = [math.sqrt(g * b) for g, b in zip(good_means, bad_means)]
-        return compare_paired_process_means(midpoint, means, confidence=confidence)
+        return self.contrast([(commit, 1.0), (good, -0.5), (bad, -0.5)], confidence)
 
     def spread(self, reference: str, changed: str, raw: bool = False) -> float | None:
         """The standard deviation of the per-round log ratio of two commits
