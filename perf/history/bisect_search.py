@@ -116,7 +116,12 @@ class Search:
     def _fit(self, commits: int) -> int | None:
         """The rounds of the next session of *commits*: a full session, or
         what is left of the budget (None: not even the fewest rounds)."""
-        return self.budget.fit(commits, self.session_rounds, MIN_ROUNDS)
+        return self.budget.fit(commits * self._benchmarks(), self.session_rounds, MIN_ROUNDS)
+
+    def _benchmarks(self) -> int:
+        """The benchmarks the next session measures: the one followed, or
+        all of them before the choice."""
+        return 1 if self.choice is not None else max(1, len(self.pools))
 
     def _session(self, number: int, commits: list[str], count: int, tally: list[float]) -> Stop | None:
         """Measure one session, pool it, then choose, check the references
@@ -128,7 +133,7 @@ class Search:
         measured = self.measure(commits, followed, count)
         if followed is not None and followed[0] not in measured.results:
             raise UsageError(f"-b {followed[0]}: the script has no such benchmark")
-        self.budget.add(measured.seconds, measured.setup, count * len(commits))
+        self.budget.add(measured.seconds, measured.setup, count * len(commits) * max(1, len(measured.results)))
         tally[1] += count
         tally[2] += measured.seconds + measured.setup
         self._pool(measured, commits)
@@ -269,7 +274,7 @@ class Search:
         per_worker = self.budget.per_worker()
         if more is not None and per_worker is not None:
             more = max(more, min(MIN_ROUNDS, self.session_rounds))
-            estimate = Estimate(more, commits, per_worker * commits)
+            estimate = Estimate(more, commits, per_worker * commits * self._benchmarks())
         return reason, estimate
 
     def _references_more(self) -> int | None:

@@ -389,3 +389,14 @@ def test_events_say_each_session_and_step():
     step, session, commits_, rounds = events.sessions[0]
     assert (step, session, len(commits_), rounds) == (1, 1, 5, 10)
     assert events.choices == [result.choice]
+
+
+def test_the_budget_counts_the_workers_of_every_benchmark():
+    # 3 benchmarks, 1 s a worker: the first session (all of them) takes 150 s,
+    # the next ones (the one followed) 50 s each
+    good, commits, speeds = several()
+    machine = FakeMachine(speeds, noise=0.03, seconds=1.0)
+    result = bisect(good, commits, machine, budget=150 + 50 + 25)
+    sessions = [(benchmarks, rounds) for _, benchmarks, rounds in machine.sessions]
+    assert sessions[:2] == [(None, 10), (["b"], 10)]  # 50 s left after it, not 3 times that
+    assert result.spent <= 225
