@@ -139,12 +139,15 @@ def confirm(args: argparse.Namespace, found: Sequence[Timeline]) -> tuple[list[T
     budget = Budget(args.budget or DEFAULT_BUDGET)
 
     class Events(ConfirmEvents):
+        def __init__(self, pair: tuple[str, str]) -> None:
+            self.pair = pair
+
         def measuring(self, session: int, benchmarks: Sequence[str], rounds: int) -> None:
-            if session > 1:
-                print(
-                    f"    session {session}: {', '.join(benchmarks)} still inconclusive, {rounds} pairs",
-                    file=sys.stderr,
-                )
+            if session == 1:
+                print(f"Measuring {short(self.pair[0])} and {short(self.pair[1])} together...", file=sys.stderr)
+            else:
+                still = f"{', '.join(benchmarks)} still inconclusive"
+                print(f"    session {session}: {still}, {rounds} more pairs...", file=sys.stderr)
 
     measured: dict[tuple[str, str], Remeasurement] = {}
     kept: set[Change] = set()
@@ -152,11 +155,10 @@ def confirm(args: argparse.Namespace, found: Sequence[Timeline]) -> tuple[list[T
     for change in changes:
         pair = (change.before, change.after)
         if pair not in measured:
-            print(f"Measuring {short(change.before)} and {short(change.after)} together...", file=sys.stderr)
             names = sorted({other.benchmark for other in changes if (other.before, other.after) == pair})
             measured[pair] = compare_commits(
                 repository, *pair, args.trailing, benchmarks=names, python=args.python, build_command=args.build,
-                budget=budget, confirm_events=Events(),
+                budget=budget, confirm_events=Events(pair),
             )  # fmt: skip
         result, text = _verdict(change, measured[pair])
         counts[result] = counts.get(result, 0) + 1

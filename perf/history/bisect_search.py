@@ -101,7 +101,8 @@ class Search:
             commits = [self.good, self.bad, *active]
             count = self._fit(len(commits))
             if count is None:
-                self._end_step(number, candidates, tally)
+                if tally[0]:  # a step that measured nothing says nothing
+                    self._end_step(number, candidates, tally)
                 return self._out_of_budget(active)
             stop = self._session(number, commits, count, tally)
             active = [commit for commit in active if self._inside(commit) and commit not in self.verdicts]

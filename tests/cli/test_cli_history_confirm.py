@@ -89,6 +89,8 @@ def measured(monkeypatch, store, repo):
 
     def compare_commits(repository, before, after, args, *, benchmarks=None, python=None, budget=None, **kwargs):
         calls.append((before, after, list(args), list(benchmarks), python, budget.seconds))
+        for session in 1, 2, 3:  # the sessions say when they start
+            kwargs["confirm_events"].measuring(session, ["noisy"] if session > 1 else benchmarks, 10)
         comparisons = {name: results[name] for name in benchmarks if name in results}
         return Remeasurement(comparisons, 3, 90.0, 1.5)
 
@@ -104,7 +106,12 @@ def test_confirm_tells_confirmed_refuted_and_inconclusive_apart(store, repo, mea
     # one measurement for the three benchmarks of the same pair of commits, within the default budget
     assert calls == [(ids[0], ids[1], ["bench.py", "-p", "4"], ["flat", "noisy", "up"], None, 1200)]
     lines = err.splitlines()
-    assert lines[0] == f"Measuring {ids[0][:10]} and {ids[1][:10]} together..."
+    assert lines[:3] == [
+        f"Measuring {ids[0][:10]} and {ids[1][:10]} together...",
+        "    session 2: noisy still inconclusive, 10 more pairs...",
+        "    session 3: noisy still inconclusive, 10 more pairs...",
+    ]
+    del lines[1:3]
     assert lines[1].startswith(f"up on m1, {ids[1][:10]}: re-measured 1.08") and lines[1].endswith(
         "(3 sessions, 10 pairs): confirmed"
     )
@@ -143,6 +150,7 @@ def test_a_spent_budget_is_said(store, repo, measured, monkeypatch, capsys):
     status, out, err = run(capsys, "changes", store, "--confirm", "--repo", path, "--budget", "90s", "--", "bench.py")
     assert status == 0
     assert err.count("not re-measured: the budget was spent (not shown)") == 3
+    assert "Measuring" not in err
     assert out == "0 changes confirmed, 3 not measured (not shown).\n"
 
 

@@ -26,6 +26,7 @@ from perf.history.bisect import (
     ONLY,
     UNDECIDED,
     BisectEvents,
+    Estimate,
     bisect_commits,
     clearest,
     clearness,
@@ -206,6 +207,18 @@ def test_the_last_session_takes_what_is_left_of_the_budget():
     machine.spread = 1.2
     bisect(good, commits, machine, budget=50 + 50 + 20)  # 2 sessions, then 20 s: 4 rounds of 5 commits
     assert [rounds for _, _, rounds in machine.sessions] == [10, 10, 4]
+
+
+def test_a_step_the_budget_does_not_reach_is_not_reported():
+    good, commits, speeds = history(17)
+    machine = AlternatingMachine(speeds, seconds=1.0)
+    result = bisect(good, commits, machine, budget=60)  # one session of 50 s, then not 3 rounds of 5 commits
+    assert len(machine.sessions) == 1
+    assert [step.number for step in result.steps] == [1]
+    assert result.reason == "the budget is spent: 7 commits are left"
+    assert result.remaining == tuple(commits[15:22])
+    # 7 commits need 2 more steps of 3 candidates; a step took 10 rounds of 5 commits so far
+    assert result.more == Estimate(20, 5, 5.0)
 
 
 def test_a_first_session_runs_whatever_the_budget():
