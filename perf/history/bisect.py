@@ -95,7 +95,8 @@ class Judgement(NamedTuple):
     #: the candidate against GOOD, and against BAD (above 1: slower)
     good: Comparison
     bad: Comparison
-    #: the candidate against the geometric midpoint of GOOD and BAD
+    #: the candidate against the geometric midpoint of GOOD and BAD, its
+    #: interval at DECISION_CONFIDENCE (the one that decides)
     position: Comparison
     #: GOOD, BAD or UNDECIDED
     verdict: str

@@ -229,7 +229,7 @@ class Search:
                     self.subject(commit),
                     rounds.compare(self.good, commit),
                     rounds.compare(self.bad, commit),
-                    rounds.position(commit, self.good, self.bad),
+                    rounds.position(commit, self.good, self.bad, DECISION_CONFIDENCE),
                     self.verdicts.get(commit, UNDECIDED),
                     count,
                 )

@@ -71,11 +71,19 @@ def format_choice(choice: Choice) -> str:
 
 
 def _judgement(judgement: Judgement) -> list[str]:
+    position = judgement.position
     return [
         f"    {judgement.commit[:SHORT]} {judgement.subject}",
-        f"        vs GOOD: {format_ratio(judgement.good)}, vs BAD: {format_ratio(judgement.bad)}"
+        f"        vs GOOD: {format_ratio(judgement.good)}, vs BAD: {format_ratio(judgement.bad)}",
+        f"        vs their midpoint: {position.ratio:.3f}x {format_interval(position)} at {position.confidence:.0%}"
         f" ({_rounds(judgement.rounds)}) => {judgement.verdict}",
     ]
+
+
+def format_interval(comparison: Comparison) -> str:
+    """``[0.962x .. 1.004x]``: a position's interval as ratios (not factors:
+    below 1 is GOOD's side when BAD is slower)."""
+    return f"[{comparison.low:.3f}x .. {comparison.high:.3f}x]"
 
 
 def format_step(step: Step) -> list[str]:

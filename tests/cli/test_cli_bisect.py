@@ -83,7 +83,10 @@ def test_prints_each_step_and_the_first_bad_commit(repo, capsys, fake, tmp_path)
     assert lines[2].startswith("Step 1: 1 session, 6 rounds, ")
     assert lines[3].startswith("    BAD vs GOOD: 1.05x slower [") and lines[3].endswith(": different")
     assert lines[4] == f"    {repo.commits[2][:10]} {subject(repo, 2)}"
-    assert lines[5].startswith("        vs GOOD: ") and lines[5].endswith("(6 rounds) => good")
+    assert lines[5].startswith("        vs GOOD: ") and ", vs BAD: 1.05x faster [" in lines[5]
+    assert re.fullmatch(
+        r"        vs their midpoint: 0\.97\dx \[0\.9\d\dx \.\. 0\.9\d\dx\] at 99% \(6 rounds\) => good", lines[6]
+    )
     assert f"First bad commit: {repo.first_bad} checksum: cover the trailer block" == lines[-1]
     assert lines[-2].startswith("Measured 5 commits in ")
     document = json.loads(output.read_text())
@@ -266,8 +269,9 @@ def test_format_step():
     assert lines[0] == "Step 2: 2 sessions, 20 rounds, 1 min 15.0 sec"
     assert lines[1].startswith("    BAD vs GOOD: 1.05x slower [") and lines[1].endswith("]: different")
     assert lines[2] == f"    {'a' * 10} subject"
-    assert lines[3].startswith("        vs GOOD: 1.05x slower [") and lines[3].endswith(" (20 rounds) => bad")
-    assert lines[4] == f"    2 commits left: {'a' * 10}..{'b' * 10}"
+    assert lines[3].startswith("        vs GOOD: 1.05x slower [") and ", vs BAD: 1.00x faster [" in lines[3]
+    assert lines[4].startswith("        vs their midpoint: 1.020x [") and lines[4].endswith("at 95% (20 rounds) => bad")
+    assert lines[5] == f"    2 commits left: {'a' * 10}..{'b' * 10}"
 
 
 def test_format_choice_names_the_others():
