@@ -108,9 +108,11 @@ def format_summary(result: BisectResult) -> str:
     )
     used, as_timed = result.spread
     if used is not None and as_timed is not None:
-        text += f"; BAD/GOOD moved {used * 100:.1f} % from round to round"
         if result.cpu_time:
-            text += f" ({as_timed * 100:.1f} % as timed: the time off the CPU is left out)"
+            text += f"; with the time off the CPU left out, BAD/GOOD moved {used * 100:.1f} % from round to round"
+            text += f" ({as_timed * 100:.1f} % as timed)"
+        else:
+            text += f"; BAD/GOOD moved {used * 100:.1f} % from round to round"
     return text + "."
 
 

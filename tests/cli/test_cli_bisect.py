@@ -293,3 +293,16 @@ def test_format_answer():
     assert format_answer("b" * 40, "the subject", None, ["b" * 40]) == f"First bad commit: {'b' * 40} the subject"
     text = format_answer(None, None, "why", ["1" * 40, "2" * 40, "3" * 40])
     assert text == f"cannot decide: why; the first bad commit is one of 3: {'1' * 10}..{'3' * 10}"
+
+
+def test_format_summary_says_how_far_the_rounds_moved():
+    from perf.history.bisect import BisectResult
+    from perf.render.bisect import format_summary
+
+    result = BisectResult(None, (), "why", (), None, None, (0.062, 0.248), True, 109.3, 1200.0, None)
+    assert format_summary(result) == (
+        "Measured 2 commits in 1 min 49.3 sec (budget 20 min); with the time off the CPU left out, "
+        "BAD/GOOD moved 6.2 % from round to round (24.8 % as timed)."
+    )
+    as_timed = result._replace(cpu_time=False, spread=(0.061, 0.061))
+    assert format_summary(as_timed).endswith("(budget 20 min); BAD/GOOD moved 6.1 % from round to round.")
