@@ -57,14 +57,20 @@ def add_budget_argument(parser: argparse.ArgumentParser, default: float, what: s
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from perf.cli.common import add_benchmark_argument
     from perf.history.bisect import DEFAULT_BUDGET
 
     parser.usage = "%(prog)s GOOD BAD [options] -- ARGS..."
     parser.add_argument("good", metavar="GOOD", help="a revision that performs well")
     parser.add_argument("bad", metavar="BAD", help="a later revision that performs badly")
     add_measure_arguments(parser)
-    add_benchmark_argument(parser)
+    parser.add_argument(
+        "-b",
+        "--benchmark",
+        dest="benchmarks",
+        metavar="NAME",
+        action="append",
+        help="the benchmark to follow (default: the one whose BAD/GOOD interval lies furthest from 1)",
+    )
     add_budget_argument(parser, DEFAULT_BUDGET, "the bisection measures")
     parser.add_argument("--json", metavar="FILE", help='write {"first_bad": SHA or null, "steps": [...]} to FILE')
     parser.add_argument("--replace", action="store_true", help="replace the --json FILE if it exists")
