@@ -26,18 +26,25 @@ if TYPE_CHECKING:
 
 HELP = "Find the first commit between GOOD and BAD that performs like BAD."
 
-#: ``20m``, ``900s``, ``1h30m``, ``1.5h``, ``600`` (seconds)
-_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s?)?")
+#: one part of a duration: a number and its unit (none: seconds)
+_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(hours?|h|minutes?|mins?|m|seconds?|secs?|s)?\s*")
+_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0}
 
 
 def parse_duration(text: str) -> float:
-    """Seconds of a duration: ``20m``, ``900s``, ``1h30m``, ``1.5h`` or a
-    number of seconds; ArgumentTypeError otherwise."""
-    match = _DURATION.fullmatch(text.strip().lower())
-    if not text.strip() or match is None or not any(match.groups()):
+    """Seconds of a duration: ``20m``, ``900s``, ``1h30m``, ``1.5h``, ``20
+    min`` or a number of seconds; ArgumentTypeError otherwise."""
+    rest, total, units = text.strip().lower(), 0.0, []
+    while rest:
+        match = _PART.match(rest)
+        if match is None:
+            raise argparse.ArgumentTypeError(f"expected a duration such as 20m, 900s or 1h30m, got {text!r}")
+        unit = (match.group(2) or "s")[0]
+        units.append(unit)
+        total += float(match.group(1)) * _UNITS[unit]
+        rest = rest[match.end() :]
+    if not units or len(set(units)) != len(units):
         raise argparse.ArgumentTypeError(f"expected a duration such as 20m, 900s or 1h30m, got {text!r}")
-    hours, minutes, seconds = (float(group or 0) for group in match.groups())
-    total = hours * 3600 + minutes * 60 + seconds
     if total <= 0:
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text!r}")
     return total

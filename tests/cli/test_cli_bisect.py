@@ -244,10 +244,29 @@ def test_python_missing_in_the_worktree(repo, capsys, fake):
 
 @pytest.mark.parametrize(
     ("text", "seconds"),
-    [("20m", 1200), ("900s", 900), ("900", 900), ("1h30m", 5400), ("1.5h", 5400), ("2m30s", 150), (" 45S ", 45)],
+    [
+        ("20m", 1200),
+        ("900s", 900),
+        ("900", 900),
+        ("1h30m", 5400),
+        ("1.5h", 5400),
+        ("2m30s", 150),
+        (" 45S ", 45),
+        ("20 min", 1200),
+        ("1 hour 5 minutes", 3900),
+        ("90 sec", 90),
+    ],
 )
 def test_parse_duration(text, seconds):
     assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "soon", "5x", "-5m", "1h1h", "m", "1.5.2s", "20 min later"])
+def test_parse_duration_refuses(text):
+    import argparse
+
+    with pytest.raises(argparse.ArgumentTypeError, match="expected a duration such as 20m"):
+        parse_duration(text)
 
 
 @pytest.mark.parametrize(
