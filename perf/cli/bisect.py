@@ -22,7 +22,7 @@ from perf.errors import UsageError
 
 if TYPE_CHECKING:
     from perf.analysis.compare import Comparison
-    from perf.history.bisect import BisectResult
+    from perf.history.bisect import BisectEvents, BisectResult, Choice, Judgement, Step
 
 HELP = "Find the first commit between GOOD and BAD that performs like BAD."
 
@@ -126,25 +126,9 @@ def run(args: argparse.Namespace) -> int:
     command = parse_command(args.trailing, args.python)
     if command.plan.options.processes < 2:
         raise UsageError("after --: -p must be at least 2: a session needs 2 rounds or more to pair its commits")
-
-    class Events(bisect.BisectEvents):
-        def building(self, commit: str) -> None:
-            print(f"Building {commit[:10]}...", flush=True)
-
-        def measuring(self, step: int, session: int, commits: Sequence[str], rounds: int, spent: float) -> None:
-            print(
-                render.format_session(step, session, len(commits), rounds, spent=spent, budget=args.budget), flush=True
-            )
-
-        def chosen(self, choice: bisect.Choice) -> None:
-            print(render.format_choice(choice), flush=True)
-
-        def step(self, step: bisect.Step) -> None:
-            print("\n".join(render.format_step(step)), flush=True)
-
     result = bisect.bisect(
         repository, good, bad, command, build_command=args.build, budget=args.budget, benchmark=benchmark,
-        events=Events(),
+        events=_printer(args.budget),
     )  # fmt: skip
     subject = repository.subject(result.first_bad) if result.first_bad else None
     if args.json:
@@ -156,40 +140,61 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result.first_bad else 1
 
 
+def _printer(budget: float) -> BisectEvents:
+    """Events that print what a bisection does as it goes."""
+    from perf.history.bisect import BisectEvents
+    from perf.render import bisect as render
+
+    class Printer(BisectEvents):
+        def building(self, commit: str) -> None:
+            print(f"Building {commit[:10]}...", flush=True)
+
+        def measuring(self, step: int, session: int, commits: Sequence[str], rounds: int, spent: float) -> None:
+            print(render.format_session(step, session, len(commits), rounds, spent=spent, budget=budget), flush=True)
+
+        def chosen(self, choice: Choice) -> None:
+            print(render.format_choice(choice), flush=True)
+
+        def step(self, step: Step) -> None:
+            print("\n".join(render.format_step(step)), flush=True)
+
+    return Printer()
+
+
 def _comparison(comparison: Comparison) -> dict[str, object]:
     return {"ratio": comparison.ratio, "ci": [comparison.low, comparison.high], "verdict": comparison.verdict}
 
 
+def _candidate(judgement: Judgement) -> dict[str, object]:
+    return {
+        "commit": judgement.commit,
+        "subject": judgement.subject,
+        "ratio_good": judgement.good.ratio,
+        "ci_good": [judgement.good.low, judgement.good.high],
+        "ratio_bad": judgement.bad.ratio,
+        "ci_bad": [judgement.bad.low, judgement.bad.high],
+        "position": judgement.position.ratio,
+        "ci_position": [judgement.position.low, judgement.position.high],
+        "verdict": judgement.verdict,
+        "rounds": judgement.rounds,
+    }
+
+
+def _step(step: Step) -> dict[str, object]:
+    return {
+        "number": step.number,
+        "sessions": step.sessions,
+        "rounds": step.rounds,
+        "seconds": step.seconds,
+        "references": _comparison(step.references),
+        "remaining": list(step.remaining),
+        "candidates": [_candidate(judgement) for judgement in step.candidates],
+    }
+
+
 def json_document(result: BisectResult) -> dict[str, object]:
     """The --json document of a bisection."""
-    steps = [
-        {
-            "number": step.number,
-            "sessions": step.sessions,
-            "rounds": step.rounds,
-            "seconds": step.seconds,
-            "references": _comparison(step.references),
-            "remaining": list(step.remaining),
-            "candidates": [
-                {
-                    "commit": judgement.commit,
-                    "subject": judgement.subject,
-                    "ratio_good": judgement.good.ratio,
-                    "ci_good": [judgement.good.low, judgement.good.high],
-                    "ratio_bad": judgement.bad.ratio,
-                    "ci_bad": [judgement.bad.low, judgement.bad.high],
-                    "position": judgement.position.ratio,
-                    "ci_position": [judgement.position.low, judgement.position.high],
-                    "verdict": judgement.verdict,
-                    "rounds": judgement.rounds,
-                }
-                for judgement in step.candidates
-            ],
-        }
-        for step in result.steps
-    ]
-    choice = result.choice
-    more = result.more
+    choice, more = result.choice, result.more
     return {
         "first_bad": result.first_bad,
         "reason": result.reason,
@@ -204,7 +209,7 @@ def json_document(result: BisectResult) -> dict[str, object]:
         "seconds": result.spent,
         "budget": result.budget,
         "more": None if more is None else {"rounds": more.rounds, "commits": more.commits, "seconds": more.seconds},
-        "steps": steps,
+        "steps": [_step(step) for step in result.steps],
     }
 
 

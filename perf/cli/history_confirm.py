@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Sequence
 from perf.errors import UsageError
 
 if TYPE_CHECKING:
-    from perf.history.confirm import Remeasurement
+    from perf.history.confirm import ConfirmEvents, Remeasurement
     from perf.history.timelines import Change, Timeline
 
 #: what a change can come to, in the summary's order (NOT_MEASURED: no session measured it)
@@ -125,10 +125,26 @@ def summary(counts: dict[str, int]) -> str:
     return ", ".join(parts) + "."
 
 
+def _progress(pair: tuple[str, str]) -> ConfirmEvents:
+    """Events that say on standard error when the sessions of *pair* start."""
+    from perf.history.confirm import ConfirmEvents
+    from perf.history.git import short
+
+    class Progress(ConfirmEvents):
+        def measuring(self, session: int, benchmarks: Sequence[str], rounds: int) -> None:
+            if session == 1:
+                print(f"Measuring {short(pair[0])} and {short(pair[1])} together...", file=sys.stderr)
+            else:
+                still = f"{', '.join(benchmarks)} still inconclusive"
+                print(f"    session {session}: {still}, {rounds} more pairs...", file=sys.stderr)
+
+    return Progress()
+
+
 def confirm(args: argparse.Namespace, found: Sequence[Timeline]) -> tuple[list[Timeline], str | None]:
     """*found* with only the changes a re-measurement confirms, and the
     summary line (None when there was no change to re-measure)."""
-    from perf.history.confirm import CONFIRMED, DEFAULT_BUDGET, ConfirmEvents, compare_commits
+    from perf.history.confirm import CONFIRMED, DEFAULT_BUDGET, compare_commits
     from perf.history.git import Repository, short
     from perf.history.rounds import Budget
 
@@ -137,17 +153,6 @@ def confirm(args: argparse.Namespace, found: Sequence[Timeline]) -> tuple[list[T
     for commit in {commit for change in changes for commit in (change.before, change.after)}:
         repository.resolve(commit)
     budget = Budget(args.budget or DEFAULT_BUDGET)
-
-    class Events(ConfirmEvents):
-        def __init__(self, pair: tuple[str, str]) -> None:
-            self.pair = pair
-
-        def measuring(self, session: int, benchmarks: Sequence[str], rounds: int) -> None:
-            if session == 1:
-                print(f"Measuring {short(self.pair[0])} and {short(self.pair[1])} together...", file=sys.stderr)
-            else:
-                still = f"{', '.join(benchmarks)} still inconclusive"
-                print(f"    session {session}: {still}, {rounds} more pairs...", file=sys.stderr)
 
     measured: dict[tuple[str, str], Remeasurement] = {}
     kept: set[Change] = set()
@@ -158,7 +163,7 @@ def confirm(args: argparse.Namespace, found: Sequence[Timeline]) -> tuple[list[T
             names = sorted({other.benchmark for other in changes if (other.before, other.after) == pair})
             measured[pair] = compare_commits(
                 repository, *pair, args.trailing, benchmarks=names, python=args.python, build_command=args.build,
-                budget=budget, confirm_events=Events(pair),
+                budget=budget, confirm_events=_progress(pair),
             )  # fmt: skip
         result, text = _verdict(change, measured[pair])
         counts[result] = counts.get(result, 0) + 1

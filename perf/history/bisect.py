@@ -10,13 +10,15 @@ processes took the CPU is left out when the code keeps it).  After each
 session:
 
 * BAD against GOOD, every session so far pooled: "no change" (the whole
-  interval within 1 %) stops the bisection ("GOOD and BAD perform
-  alike"); an interval that still contains 1 is measured again; one that
-  excludes it lets the candidates be judged.
+  95 % interval within 1 %) stops the bisection ("GOOD and BAD perform
+  alike"); until a :data:`DECISION_CONFIDENCE` interval excludes 1, the
+  step is measured again; then the candidates are judged.
 * A candidate C is judged by its paired ratio to the geometric midpoint of
   GOOD and BAD (round by round, the mean of ``log(C/GOOD)`` and
-  ``log(C/BAD)``): BAD-like when the whole 95 % interval lies on BAD's
-  side of 1, GOOD-like when it lies on GOOD's side, undecided otherwise.
+  ``log(C/BAD)``): BAD-like when the whole :data:`DECISION_CONFIDENCE`
+  interval lies on BAD's side of 1, GOOD-like when it lies on GOOD's
+  side, undecided otherwise (the noise of these comparisons is estimated
+  from every commit of their rounds: :mod:`perf.analysis.contrasts`).
   The range narrows to the commits after the last GOOD-like candidate, up
   to the first BAD-like one; a GOOD-like candidate after a BAD-like one
   stops the bisection (not one change).
@@ -35,8 +37,10 @@ given (``-b``), else the first sessions measure them all and it follows
 the one whose BAD/GOOD interval lies furthest from 1 (:func:`clearest`),
 once one interval excludes 1 (:class:`Choice` says which, and why).
 
+The search itself is :class:`perf.history.bisect_search.Search`.
+
 Must not: print or exit (what happens is reported through
-:class:`BisectEvents`); the statistics are :mod:`perf.analysis.compare`'s.
+:class:`BisectEvents`); the statistics are :mod:`perf.analysis`'s.
 """
 
 from __future__ import annotations
