@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from perf.errors import UsageError
@@ -133,14 +134,21 @@ def _timelines(args: argparse.Namespace) -> list[str]:
     with HistoryStore(args.store) as store:
         check_selection(store, args.benchmarks, args.machine)
         found = timelines(store, args.benchmarks, args.machine)
+    confirmed: str | None = None
     if args.action == "changes" and args.confirm:
         from perf.cli.history_confirm import confirm
 
-        found = confirm(args, found)
+        found, confirmed = confirm(args, found)
     if args.action == "changes":
         if args.json:
+            if confirmed is not None:
+                print(confirmed, file=sys.stderr)
             return [json.dumps(changes_document(found), indent=2)]
-        return format_changes(found)
+        if confirmed is None:
+            return format_changes(found)
+        # "No change detected" is not what an inconclusive re-measurement shows
+        table = format_changes(found) if any(timeline.changes for timeline in found) else []
+        return [*table, confirmed]
     if not found:
         return [f"No recording in {args.store}."]
     return format_show(found)

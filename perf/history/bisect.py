@@ -1,81 +1,150 @@
 """``perf bisect``: the first commit between GOOD and BAD that performs like BAD.
 
-Every measurement is an interleaved comparison of two commits, each in its
-own git worktree, run through the session API
-(:class:`perf.measure.session.Session`: two sides that differ by working
-folder and ``PYTHONPATH``, workers in pairs on the same machine in the
-same minutes).  The measured command (``ARGS`` after ``--``) is a bench
-script and its options, or ``-m perf timeit ...``; its runner options
-(``-p``, ``-n``...) set the size of one round.
+Each step measures GOOD, BAD and up to :data:`ARITY` candidates that split
+the commits left into equal parts, all in one session
+(:meth:`perf.history.worktrees.CommitMeasurer.rounds`): in every round one
+worker of each commit runs, in a new order, so a load that comes and goes
+hits all of them alike and any two pair again by round
+(:class:`perf.history.rounds.Rounds`; with the wall clock, the time other
+processes took the CPU is left out when the code keeps it).  After each
+session:
 
-The steps (:func:`bisect_commits`, which takes the measurement as a
-function so that its decisions can be tested without timing):
+* BAD against GOOD, every session so far pooled: "no change" (the whole
+  95 % interval within 1 %) stops the bisection ("GOOD and BAD perform
+  alike"); until a :data:`DECISION_CONFIDENCE` interval excludes 1, the
+  step is measured again; then the candidates are judged.
+* A candidate C is judged by its paired ratio to the geometric midpoint of
+  GOOD and BAD (round by round, the mean of ``log(C/GOOD)`` and
+  ``log(C/BAD)``): BAD-like when the whole :data:`DECISION_CONFIDENCE`
+  interval lies on BAD's side of 1, GOOD-like when it lies on GOOD's
+  side, undecided otherwise (the noise of these comparisons is estimated
+  from every commit of their rounds: :mod:`perf.analysis.contrasts`).
+  The range narrows to the commits after the last GOOD-like candidate, up
+  to the first BAD-like one; a GOOD-like candidate after a BAD-like one
+  stops the bisection (not one change).
+* While a candidate inside the range is undecided, the step measures
+  another session of GOOD, BAD and the undecided candidates, and pools
+  it; then the next step splits the range left.
 
-1. BAD against GOOD, in up to *max_rounds* rounds while the interval of
-   their ratio is inconclusive.  The bisection goes on when the interval
-   excludes 1 (the candidates' intervals then tell whether a difference
-   is big enough to bisect); it stops with "cannot decide" when the
-   interval lies within the 1 % band ("GOOD and BAD perform alike") or
-   still contains 1 ("cannot be told apart").
-2. A binary search over the commits between: a candidate C is measured
-   against GOOD and against BAD (two sessions).  Its position between
-   them is the paired ratio of C to the geometric midpoint of GOOD and
-   BAD (pair *i* of each session taken together: the mean of
-   ``log(C/GOOD)`` and ``log(C/BAD)``).  C is BAD-like when the whole
-   95 % interval of that ratio lies on BAD's side of 1, GOOD-like when it
-   lies on GOOD's side; otherwise another round is measured and pooled,
-   up to *max_rounds*, and then the bisection stops with the range left
-   ("cannot decide"), never a guess.
+Sessions run while the budget (seconds of wall time) allows: when the
+next one would not fit, the bisection stops with the range left and an
+estimate of the time that would likely decide it (the rounds needed scale
+as the square of the interval's half-width over the half-width needed).
+It never guesses.
 
-A script with several benchmarks is reduced to the geometric mean of its
-benchmarks, pair by pair.
+A script with several benchmarks: :func:`bisect_commits` follows the one
+given (``-b``), else the first sessions measure them all and it follows
+the one whose BAD/GOOD interval lies furthest from 1 (:func:`clearest`),
+once one interval excludes 1 (:class:`Choice` says which, and why).
 
-:func:`compare_commits` is the primitive for other commands: two commits
-measured interleaved, the comparison of each benchmark.
+The search itself is :class:`perf.history.bisect_search.Search`.
 
-Must not: print or exit (steps are reported through :class:`BisectEvents`).
+Must not: print or exit (what happens is reported through
+:class:`BisectEvents`); the statistics are :mod:`perf.analysis`'s.
 """
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Sequence
+import math
+from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
-from perf.analysis.compare import INCONCLUSIVE, NO_CHANGE, Comparison, compare_paired_process_means
-from perf.analysis.statistics import geometric_mean
-from perf.errors import WorkerError
-from perf.history.git import Repository, short
-from perf.history.worktrees import BuildEvents, CommitMeasurer, MeasuredCommand, PairedMeans, parse_command
+from perf.analysis.compare import NO_CHANGE, Comparison
+from perf.errors import UsageError
+from perf.history.git import Repository
+from perf.history.rounds import Measured
+from perf.history.worktrees import BuildEvents, CommitMeasurer, MeasuredCommand
 
-#: rounds measured at most for one decision
-DEFAULT_MAX_ROUNDS = 4
+if TYPE_CHECKING:
+    pass
 
-#: verdicts of a step
+#: candidates measured with GOOD and BAD in each step (they split the range in 4)
+ARITY = 3
+#: the default budget: seconds of wall time
+DEFAULT_BUDGET = 20 * 60.0
+#: the fewest rounds worth a session
+MIN_ROUNDS = 3
+#: the confidence of the intervals that decide: GOOD and BAD differ, a
+#: candidate is like one of them.  Looked at after every session, 95 %
+#: intervals gave 6 wrong answers in 150 bisections of a fake machine with
+#: 8 % noise per process (tests/history/test_bisect.py's); 99 % none in
+#: 200 (190 right, 10 undecided within 20 minutes)
+DECISION_CONFIDENCE = 0.99
+#: the share of the distance to a decision that the half-width must reach
+#: for a decision to be likely (the estimate of the time needed)
+LIKELY = 2 / 3
+
+#: verdicts of a candidate
 GOOD = "good"
 BAD = "bad"
 UNDECIDED = "undecided"
+#: verdicts of BAD against GOOD (or UNDECIDED)
 ALIKE = "alike"
 DIFFERENT = "different"
 
-#: measure(reference commit, changed commit) -> the pairs of one session
-Measure = Callable[[str, str], PairedMeans]
+#: why a benchmark is followed
+GIVEN = "given"
+ONLY = "only"
+CLEAREST = "clearest"
 
 
-class Step(NamedTuple):
-    """One decision: a commit against the references."""
+#: measure(commits, benchmarks (None: all), rounds) -> one session
+Measure = Callable[[Sequence[str], "Sequence[str] | None", int], Measured]
+
+
+class Judgement(NamedTuple):
+    """A candidate of a step, as the rounds so far place it."""
 
     commit: str
     subject: str
-    #: the commit against GOOD (changed / reference: above 1 is slower)
+    #: the candidate against GOOD, and against BAD (above 1: slower)
     good: Comparison
-    #: the commit against BAD (None for the first step: BAD itself)
-    bad: Comparison | None
-    #: the commit against the midpoint of GOOD and BAD (None: first step)
-    position: Comparison | None
-    #: GOOD, BAD or UNDECIDED; the first step: DIFFERENT, ALIKE or UNDECIDED
+    bad: Comparison
+    #: the candidate against the geometric midpoint of GOOD and BAD, its
+    #: interval at DECISION_CONFIDENCE (the one that decides)
+    position: Comparison
+    #: GOOD, BAD or UNDECIDED
     verdict: str
-    #: pairs of processes per comparison (all rounds)
-    processes: int
     rounds: int
+
+
+class Step(NamedTuple):
+    """One step: its candidates, measured with GOOD and BAD."""
+
+    number: int
+    #: BAD against GOOD, every session so far pooled
+    references: Comparison
+    #: DIFFERENT, ALIKE or UNDECIDED
+    reference_verdict: str
+    candidates: tuple[Judgement, ...]
+    #: the commits that may be the first bad one after this step
+    remaining: tuple[str, ...]
+    sessions: int
+    #: rounds of this step's sessions, and their wall time
+    rounds: int
+    seconds: float
+
+
+class Choice(NamedTuple):
+    """The benchmark a bisection follows, and why."""
+
+    benchmark: str
+    #: GIVEN (-b), ONLY (the script's only one) or CLEAREST
+    reason: str
+    #: BAD against GOOD for every benchmark measured before the choice
+    comparisons: tuple[tuple[str, Comparison], ...]
+
+
+class Estimate(NamedTuple):
+    """About how much more measuring would likely decide a bisection."""
+
+    rounds: int
+    #: commits per round (GOOD, BAD and the undecided candidates)
+    commits: int
+    seconds_per_round: float
+
+    @property
+    def seconds(self) -> float:
+        return self.rounds * self.seconds_per_round
 
 
 class BisectResult(NamedTuple):
@@ -86,58 +155,59 @@ class BisectResult(NamedTuple):
     reason: str | None
     #: the commits that may still be the first bad one (oldest first)
     remaining: tuple[str, ...]
+    choice: Choice | None
+    #: BAD against GOOD at the end, every session pooled (None: no benchmark followed)
+    references: Comparison | None
+    #: the per-round spread of BAD against GOOD (log), as used and as timed
+    spread: tuple[float | None, float | None]
+    #: whether the process means were multiplied by their CPU share
+    cpu_time: bool
+    #: wall time spent, and the budget, seconds
+    spent: float
+    budget: float
+    #: cannot decide: about how much more would likely decide it (None: unknown)
+    more: Estimate | None
 
     @property
     def measured(self) -> int:
-        """Commits measured: GOOD, then each step's commit."""
-        return 1 + len(self.steps)
+        """Commits measured: GOOD, BAD and the candidates."""
+        return 2 + len({judgement.commit for step in self.steps for judgement in step.candidates})
 
 
 class BisectEvents(BuildEvents):
     """What a bisection reports while it runs; the defaults ignore it."""
 
-    def measuring(self, changed: str, reference: str, round_: int) -> None:
-        """An interleaved session of *changed* against *reference* starts."""
+    def measuring(self, step: int, session: int, commits: Sequence[str], rounds: int, spent: float) -> None:
+        """A session of *commits* (GOOD, BAD, then the candidates) starts."""
+
+    def chosen(self, choice: Choice) -> None:
+        """The benchmark to follow is known."""
 
     def step(self, step: Step) -> None:
-        """A step is decided (or not)."""
+        """A step ended (decided, or the bisection stops there)."""
 
 
-def combine(paired: PairedMeans) -> tuple[list[float], list[float]]:
-    """Reference and changed means pair by pair, each the geometric mean
-    of the benchmarks' process means of that pair (the pairs beyond the
-    shortest benchmark's are left out)."""
-    if not paired:
-        raise WorkerError("the measured command ran no benchmark")
-    count = min(min(len(reference), len(changed)) for _, reference, changed in paired)
-    reference = [geometric_mean([means[i] for _, means, _ in paired]) for i in range(count)]
-    changed = [geometric_mean([means[i] for _, _, means in paired]) for i in range(count)]
-    return reference, changed
+def clearness(comparison: Comparison) -> float:
+    """How far the interval of a ratio lies from 1 (log scale): positive
+    when it excludes 1 (the distance of its nearer bound), negative when
+    it contains 1."""
+    if comparison.low <= 0 or not math.isfinite(comparison.high):
+        return -math.inf
+    return max(math.log(comparison.low), -math.log(comparison.high))
 
 
-class _Pool:
-    """Pairs of one comparison pooled over rounds."""
-
-    def __init__(self) -> None:
-        self.reference: list[float] = []
-        self.changed: list[float] = []
-
-    def add(self, paired: PairedMeans) -> None:
-        reference, changed = combine(paired)
-        self.reference += reference
-        self.changed += changed
-
-    def compare(self) -> Comparison:
-        return compare_paired_process_means(self.reference, self.changed)
+def clearest(comparisons: Sequence[tuple[str, Comparison]]) -> str:
+    """The benchmark whose interval lies furthest from 1 (the first of equals)."""
+    return max(comparisons, key=lambda item: clearness(item[1]))[0]
 
 
-def position(against_good: _Pool, against_bad: _Pool) -> Comparison:
-    """The commit against the geometric midpoint of GOOD and BAD: pair *i*
-    of the two sessions together (the mean of log(C/GOOD) and log(C/BAD))."""
-    count = min(len(against_good.reference), len(against_bad.reference))
-    midpoint = [geometric_mean([against_good.reference[i], against_bad.reference[i]]) for i in range(count)]
-    commit = [geometric_mean([against_good.changed[i], against_bad.changed[i]]) for i in range(count)]
-    return compare_paired_process_means(midpoint, commit)
+def reference_verdict(comparison: Comparison, decisive: Comparison) -> str:
+    """DIFFERENT when the *decisive* interval (:data:`DECISION_CONFIDENCE`)
+    excludes 1, ALIKE when the 95 % one lies within the 1 % band, else
+    UNDECIDED."""
+    if decisive.different:
+        return DIFFERENT
+    return ALIKE if comparison.verdict == NO_CHANGE else UNDECIDED
 
 
 def side_of(comparison: Comparison, bad_is_slower: bool) -> str:
@@ -149,44 +219,13 @@ def side_of(comparison: Comparison, bad_is_slower: bool) -> str:
     return UNDECIDED
 
 
-def _reference_step(
-    refs: tuple[str, str], measure: Measure, subject: Callable[[str], str], max_rounds: int, events: BisectEvents
-) -> Step:
-    good, bad = refs
-    pool = _Pool()
-    for round_ in range(1, max_rounds + 1):
-        events.measuring(bad, good, round_)
-        pool.add(measure(good, bad))
-        comparison = pool.compare()
-        if comparison.verdict != INCONCLUSIVE:
-            break
-    verdict = DIFFERENT if comparison.different else ALIKE if comparison.verdict == NO_CHANGE else UNDECIDED
-    return Step(bad, subject(bad), comparison, None, None, verdict, len(pool.reference), round_)
-
-
-def _candidate_step(
-    commit: str,
-    refs: tuple[str, str, bool],
-    measure: Measure,
-    subject: Callable[[str], str],
-    limits: tuple[int, BisectEvents],
-) -> Step:
-    good, bad, bad_is_slower = refs
-    max_rounds, events = limits
-    against_good, against_bad = _Pool(), _Pool()
-    for round_ in range(1, max_rounds + 1):
-        events.measuring(commit, good, round_)
-        against_good.add(measure(good, commit))
-        events.measuring(commit, bad, round_)
-        against_bad.add(measure(bad, commit))
-        where = position(against_good, against_bad)
-        verdict = side_of(where, bad_is_slower)
-        if verdict != UNDECIDED:
-            break
-    processes = min(len(against_good.reference), len(against_bad.reference))
-    return Step(
-        commit, subject(commit), against_good.compare(), against_bad.compare(), where, verdict, processes, round_
-    )
+def split(low: int, high: int, arity: int = ARITY) -> list[int]:
+    """Up to *arity* indices strictly between *low* and *high* that split
+    the range in equal parts."""
+    inside = high - low - 1
+    if inside <= arity:
+        return list(range(low + 1, high))
+    return sorted({low + round(part * (high - low) / (arity + 1)) for part in range(1, arity + 1)})
 
 
 def bisect_commits(
@@ -195,36 +234,22 @@ def bisect_commits(
     measure: Measure,
     subject: Callable[[str], str],
     *,
-    max_rounds: int = DEFAULT_MAX_ROUNDS,
+    rounds: int,
+    budget: float = DEFAULT_BUDGET,
+    benchmark: str | None = None,
     events: BisectEvents | None = None,
+    arity: int = ARITY,
 ) -> BisectResult:
     """Bisect *commits* (after GOOD, oldest first, BAD last) with
-    *measure(reference, changed)*; *subject(commit)* names the steps."""
-    events = events or BisectEvents()
-    bad = commits[-1]
-    first = _reference_step((good, bad), measure, subject, max_rounds, events)
-    events.step(first)
-    steps = [first]
-    if first.verdict != DIFFERENT:
-        reason = "GOOD and BAD perform alike"
-        if first.verdict == UNDECIDED:
-            reason = f"GOOD and BAD cannot be told apart after {first.rounds} rounds"
-        return BisectResult(None, tuple(steps), reason, tuple(commits))
-    refs = (good, bad, first.good.ratio > 1.0)
-    low, high = -1, len(commits) - 1  # commits[low] is good (-1: GOOD), commits[high] is bad
-    while high - low > 1:
-        middle = (low + high) // 2
-        step = _candidate_step(commits[middle], refs, measure, subject, (max_rounds, events))
-        events.step(step)
-        steps.append(step)
-        if step.verdict == UNDECIDED:
-            reason = f"{short(step.commit)} is neither like GOOD nor like BAD after {step.rounds} rounds"
-            return BisectResult(None, tuple(steps), reason, tuple(commits[low + 1 : high + 1]))
-        if step.verdict == BAD:
-            high = middle
-        else:
-            low = middle
-    return BisectResult(commits[high], tuple(steps), None, (commits[high],))
+    *measure*; *subject(commit)* names the candidates; *rounds*: the rounds
+    of a full session; *budget*: seconds; *benchmark*: the one to follow
+    (default: see :class:`Choice`)."""
+    from perf.history.bisect_search import Search
+
+    search = Search(good, commits, measure, subject, limits=(rounds, budget, arity), events=events or BisectEvents())
+    if benchmark is not None:
+        search.follow(Choice(benchmark, GIVEN, ()))
+    return search.run()
 
 
 def bisect(
@@ -234,56 +259,60 @@ def bisect(
     command: MeasuredCommand,
     *,
     build_command: str | None = None,
-    max_rounds: int = DEFAULT_MAX_ROUNDS,
+    budget: float = DEFAULT_BUDGET,
+    benchmark: str | None = None,
     events: BisectEvents | None = None,
 ) -> BisectResult:
-    """Bisect between the revisions *good* and *bad* of *repository*."""
+    """Bisect between the revisions *good* and *bad* of *repository*;
+    UsageError when *benchmark* is not one of the script's (listed by a
+    worker before anything is measured)."""
     good, bad = repository.resolve(good), repository.resolve(bad)
     commits = repository.commits_between(good, bad)
     reporter = events or BisectEvents()
     with CommitMeasurer(repository, command, build_command, reporter) as measurer:
-
-        def measure(reference: str, changed: str) -> PairedMeans:
-            return measurer.measure(reference, changed)
-
-        class Releasing(BisectEvents):
-            def measuring(self, changed: str, reference: str, round_: int) -> None:
-                reporter.measuring(changed, reference, round_)
-
-            def step(self, step: Step) -> None:
-                if step.commit not in (good, bad):
-                    measurer.release(step.commit)
-                reporter.step(step)
-
-        return bisect_commits(good, commits, measure, repository.subject, max_rounds=max_rounds, events=Releasing())
+        names = measurer.benchmarks(good)
+        if benchmark is not None and benchmark not in names:
+            raise UsageError(f"-b {benchmark}: the script has no such benchmark (its benchmarks: {', '.join(names)})")
+        return bisect_commits(
+            good, commits, measuring(measurer, names), repository.subject, rounds=command.plan.options.processes,
+            budget=budget, benchmark=benchmark, events=_Releasing(measurer, reporter),
+        )  # fmt: skip
 
 
-def compare_commits(
-    repository: Repository,
-    before: str,
-    after: str,
-    args: Sequence[str],
-    *,
-    python: str | None = None,
-    build_command: str | None = None,
-    events: BisectEvents | None = None,
-    max_rounds: int = 1,
-) -> dict[str, Comparison]:
-    """Measure the revisions *before* and *after* interleaved (``ARGS``:
-    *args*) and compare each benchmark, *after* against *before* (paired:
-    above 1, *after* is slower); while a comparison is inconclusive,
-    measure another round and pool it, up to *max_rounds*."""
-    before, after = repository.resolve(before), repository.resolve(after)
-    command = parse_command(args, python)
-    pooled: dict[str, tuple[list[float], list[float]]] = {}
-    comparisons: dict[str, Comparison] = {}
-    with CommitMeasurer(repository, command, build_command, events) as measurer:
-        for _ in range(max_rounds):
-            for name, reference, changed in measurer.measure(before, after):
-                pool = pooled.setdefault(name, ([], []))
-                pool[0].extend(reference)
-                pool[1].extend(changed)
-            comparisons = {name: compare_paired_process_means(*pool) for name, pool in pooled.items()}
-            if all(comparison.verdict != INCONCLUSIVE for comparison in comparisons.values()):
-                break
-    return comparisons
+def measuring(measurer: CommitMeasurer, names: Sequence[str]) -> Measure:
+    """The sessions of *measurer* as a :data:`Measure` (*names*: the
+    script's benchmarks), each with its wall time."""
+    import time
+
+    def measure(session: Sequence[str], benchmarks: Sequence[str] | None, count: int) -> Measured:
+        start = time.monotonic()
+        for commit in session:
+            measurer.side(commit)  # worktrees and builds: the setup
+        ready = time.monotonic()
+        results = measurer.rounds(session, benchmarks, count)
+        chosen = names if benchmarks is None else benchmarks
+        return Measured(dict(zip(chosen, results)), time.monotonic() - ready, ready - start)
+
+    return measure
+
+
+class _Releasing(BisectEvents):
+    """Passes the events on, and removes the worktrees of the candidates
+    of a step that ended (measured no more)."""
+
+    def __init__(self, measurer: CommitMeasurer, reporter: BisectEvents) -> None:
+        self.measurer, self.reporter = measurer, reporter
+
+    def building(self, commit: str) -> None:
+        self.reporter.building(commit)
+
+    def measuring(self, step: int, session: int, commits: Sequence[str], rounds: int, spent: float) -> None:
+        self.reporter.measuring(step, session, commits, rounds, spent)
+
+    def chosen(self, choice: Choice) -> None:
+        self.reporter.chosen(choice)
+
+    def step(self, step: Step) -> None:
+        for judgement in step.candidates:
+            self.measurer.release(judgement.commit)
+        self.reporter.step(step)

@@ -5,10 +5,12 @@
 timeit ...``, parsed with the runner's own parser; its runner options
 (``-p``, ``-n``...) are the budget of one session.  A
 :class:`CommitMeasurer` checks out each commit once in a temporary
-worktree (and runs ``--build`` there), and measures two commits
-interleaved through the session API: two sides that differ by working
-folder and ``PYTHONPATH`` (:class:`perf.measure.sides.Side`), workers in
-pairs on the same machine in the same minutes.
+worktree (and runs ``--build`` there), and measures commits together
+through the session API: sides that differ by working folder and
+``PYTHONPATH`` (:class:`perf.measure.sides.Side`), in rounds of one
+worker per commit on the same machine in the same minutes
+(:meth:`CommitMeasurer.record` for ``history record``,
+:meth:`CommitMeasurer.rounds` for ``perf bisect`` and ``--confirm``).
 
 Must not: print, exit, or decide anything from the measurements.
 """
@@ -21,7 +23,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
-from perf.errors import UsageError, WorkerError
+from perf.errors import UsageError
 from perf.history.git import Repository, build, short
 
 if TYPE_CHECKING:
@@ -34,9 +36,6 @@ if TYPE_CHECKING:
 #: the default budget of one session: pairs of processes, values per process
 DEFAULT_PROCESSES = 10
 DEFAULT_VALUES = 3
-
-#: (benchmark, reference process means, changed process means), pair by pair
-PairedMeans = Sequence[tuple[str, Sequence[float], Sequence[float]]]
 
 
 class BuildEvents:
@@ -127,10 +126,6 @@ def _which(name: str) -> str:
     return shutil.which(name) or ""
 
 
-def _loops(benchmark: Benchmark) -> int:
-    return int(benchmark.get_loops()) if benchmark.get_runs() else 0
-
-
 def pinned_loops(options: RunOptions, results: Sequence[Sequence[Benchmark]]) -> RunOptions:
     """*options* with the loops the reference side of a session's *results*
     calibrated, when its benchmarks agree on one count: each side of a
@@ -166,6 +161,10 @@ class CommitMeasurer:
         #: the options of every session after the first: its calibrated
         #: loops pinned (None: not known yet)
         self._pinned: RunOptions | None = None
+        #: rounds(): the script's benchmarks (listed once), and the loops
+        #: each benchmark's first session calibrated
+        self._names: list[str] | None = None
+        self._loops: dict[str, int] = {}
 
     def __enter__(self) -> CommitMeasurer:
         return self
@@ -202,19 +201,25 @@ class CommitMeasurer:
         if commit in self._worktrees:
             self._worktrees.pop(commit)[0].close()
 
-    def _session(self, commits: Sequence[str], events: SessionEvents | None = None) -> Session:
+    def _session(
+        self, commits: Sequence[str], events: SessionEvents | None = None, options: RunOptions | None = None
+    ) -> Session:
         """A session whose sides are the worktrees of *commits*, the CPU
-        lock held (taken by the first one, held until the measurer exits)."""
+        lock held (taken by the first one, held until the measurer exits).
+        *options*: every side's (their workers read a side's options, not
+        the plan's); by default the sides keep ARGS' options."""
         from perf.measure.plan import RunPlan
         from perf.measure.session import Session
 
         sides = tuple(self.side(commit) for commit in commits)
+        if options is not None:
+            sides = tuple(side._replace(options=options) for side in sides)
         extra = self.command.extra
 
         def add_extra(command: list[str], namespace: argparse.Namespace) -> None:
             command.extend(extra)
 
-        plan = RunPlan(self._pinned or self.command.plan.options, sides, {})
+        plan = RunPlan(options or self._pinned or self.command.plan.options, sides, {})
         session = Session(plan, add_cmdline_args=add_extra, events=events, lock_command=self.lock_command)
         if self._locked is None:
             session.lock()
@@ -241,25 +246,42 @@ class CommitMeasurer:
             self._pinned = pinned_loops(self.command.plan.options, results)
         return names, results
 
-    def measure(self, reference: str, changed: str) -> PairedMeans:
-        """One interleaved session: the pairs of each benchmark."""
-        from perf.analysis.benchmarks import paired_process_means
+    def benchmarks(self, commit: str) -> list[str]:
+        """The benchmarks the script declares, listed once by a worker in
+        the worktree of *commit* (it measures nothing)."""
+        if self._names is None:
+            self._names = self._session((commit,)).list_benchmarks()
+        return list(self._names)
 
-        session = self._session((reference, changed))
-        names = session.list_benchmarks()
-        results = session.run(list(enumerate(names)))
-        if self._pinned is None:
-            self._pinned = pinned_loops(self.command.plan.options, results)
-            if self._pinned.loops and any(_loops(result[0]) != _loops(result[1]) for result in results):
-                # the two sides calibrated different loops: measure again,
-                # both with the reference's
-                return self.measure(reference, changed)
-        paired: list[tuple[str, Sequence[float], Sequence[float]]] = []
-        for name, (reference_result, changed_result) in zip(names, results):
-            pairs = paired_process_means(reference_result, changed_result)
-            if pairs is None:
-                raise WorkerError(
-                    f"{name}: the interleaved pairs of {short(changed)} and {short(reference)} are not complete"
-                )
-            paired.append((name, *pairs))
-        return paired
+    def rounds(
+        self,
+        commits: Sequence[str],
+        benchmarks: Sequence[str] | None = None,
+        rounds: int | None = None,
+        events: SessionEvents | None = None,
+    ) -> list[list[Benchmark]]:
+        """One session of *commits* in rounds, as :meth:`record`: each round
+        runs one worker of every commit in a new order, all timed with the
+        same loops; every run records its round and the session.  Only the
+        *benchmarks* given (default: all of the script's, in its order),
+        *rounds* rounds (default: ARGS' processes).  A benchmark that an
+        earlier session measured keeps the loops it calibrated then (one
+        loop count for the whole session).  Returns each benchmark's result
+        per commit."""
+        names = self.benchmarks(commits[0])
+        chosen = list(names if benchmarks is None else benchmarks)
+        for name in chosen:
+            if name not in names:
+                raise UsageError(f"unknown benchmark: {name} (the script's benchmarks: {', '.join(names)})")
+        options = self.command.plan.options
+        if rounds is not None:
+            options = options._replace(processes=rounds)
+        known = {self._loops.get(name, 0) for name in chosen}
+        if not options.loops and len(known) == 1:
+            options = options._replace(loops=known.pop())
+        session = self._session(commits, events, options)
+        results = session.run([(names.index(name), name) for name in chosen], shared_loops=True)
+        for name, result in zip(chosen, results):
+            if name not in self._loops and result[0].get_runs():
+                self._loops[name] = int(result[0].get_runs()[-1].get_loops())
+        return results

@@ -1,40 +1,25 @@
-"""The text of ``perf bisect``: each step, and the answer.
+"""The text of ``perf bisect``: the benchmark followed, each step, the answer.
 
-A step is anything with the fields of :class:`StepFields` (the named
-tuple of :mod:`perf.history.bisect`), so that this module needs nothing
-from :mod:`perf.history`.
+The bisection's types come from :mod:`perf.history.bisect` (imported for
+type checking only: this module runs nothing).
 
 Must not: compute statistics, run anything, or print.
 """
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+import math
+from typing import TYPE_CHECKING, Sequence
 
 from perf.analysis.compare import Comparison
 from perf.render.compare import format_bracket, format_factor
+from perf.render.units import format_seconds
+
+if TYPE_CHECKING:
+    from perf.history.bisect import BisectResult, Choice, Estimate, Judgement, Step
 
 #: characters of a commit id in the steps
 SHORT = 10
-
-
-class StepFields(Protocol):
-    """What a step of a bisection says (perf.history.bisect.Step)."""
-
-    @property
-    def commit(self) -> str: ...
-    @property
-    def subject(self) -> str: ...
-    @property
-    def good(self) -> Comparison: ...
-    @property
-    def bad(self) -> Comparison | None: ...
-    @property
-    def verdict(self) -> str: ...
-    @property
-    def processes(self) -> int: ...
-    @property
-    def rounds(self) -> int: ...
 
 
 def format_ratio(comparison: Comparison) -> str:
@@ -42,24 +27,102 @@ def format_ratio(comparison: Comparison) -> str:
     return f"{format_factor(comparison.ratio)} {format_bracket(comparison)}"
 
 
-def _measured(step: StepFields) -> str:
-    return f"{step.processes} pairs, {step.rounds} round{'s' if step.rounds != 1 else ''}"
+def format_duration(seconds: float) -> str:
+    """A duration as ``--budget`` reads it, rounded up: ``90s``, ``26m``, ``1h30m``."""
+    if seconds < 120:
+        return f"{math.ceil(seconds)}s"
+    minutes = math.ceil(seconds / 60)
+    hours, minutes = divmod(minutes, 60)
+    if not hours:
+        return f"{minutes}m"
+    return f"{hours}h{minutes}m" if minutes else f"{hours}h"
 
 
-def format_step(number: int, step: StepFields) -> list[str]:
-    """The lines of a step: number 0 is the first one, BAD against GOOD;
-    the next ones are candidates against GOOD and against BAD."""
-    if step.bad is None:
-        return [
-            f"BAD {step.commit[:SHORT]} {step.subject}",
-            f"    vs GOOD: {format_ratio(step.good)} ({_measured(step)}): {step.verdict}",
-        ]
+def _rounds(count: int) -> str:
+    return f"{count} round{'' if count == 1 else 's'}"
+
+
+def format_session(step: int, session: int, commits: int, rounds: int, *, spent: float, budget: float) -> str:
+    """The line before a session: what it measures, and the time spent."""
+    candidates = commits - 2
+    what = "GOOD and BAD" if not candidates else f"GOOD, BAD and {candidates} commit{'s' if candidates > 1 else ''}"
+    return (
+        f"Step {step}, session {session}: {what}, {_rounds(rounds)} "
+        f"({format_seconds(spent)} of {format_seconds(budget)} spent)"
+    )
+
+
+def format_choice(choice: Choice) -> str:
+    """Which benchmark the bisection follows, and why."""
+    from perf.history.bisect import CLEAREST, GIVEN
+
+    if choice.reason == GIVEN:
+        return f"Benchmark: {choice.benchmark} (-b)"
+    if choice.reason != CLEAREST:
+        return f"Benchmark: {choice.benchmark} (the script's only one)"
+    comparisons = dict(choice.comparisons)
+    others = "; ".join(
+        f"{name} {format_ratio(comparison)}" for name, comparison in comparisons.items() if name != choice.benchmark
+    )
+    return (
+        f"Following {choice.benchmark}, the benchmark whose interval of BAD against GOOD lies furthest from 1 "
+        f"({format_ratio(comparisons[choice.benchmark])}); the others: {others}"
+    )
+
+
+def _judgement(judgement: Judgement) -> list[str]:
+    position = judgement.position
     return [
-        f"Step {number}: {step.commit[:SHORT]} {step.subject}",
-        f"    vs GOOD: {format_ratio(step.good)}",
-        f"    vs BAD:  {format_ratio(step.bad)}",
-        f"    => {step.verdict} ({_measured(step)})",
+        f"    {judgement.commit[:SHORT]} {judgement.subject}",
+        f"        vs GOOD: {format_ratio(judgement.good)}, vs BAD: {format_ratio(judgement.bad)}",
+        f"        vs their midpoint: {position.ratio:.3f}x {format_interval(position)} at {position.confidence:.0%}"
+        f" ({_rounds(judgement.rounds)}) => {judgement.verdict}",
     ]
+
+
+def format_interval(comparison: Comparison) -> str:
+    """``[0.962x .. 1.004x]``: a position's interval as ratios (not factors:
+    below 1 is GOOD's side when BAD is slower)."""
+    return f"[{comparison.low:.3f}x .. {comparison.high:.3f}x]"
+
+
+def format_step(step: Step) -> list[str]:
+    """The lines of a step: BAD against GOOD, then each candidate."""
+    sessions = f"{step.sessions} session{'s' if step.sessions != 1 else ''}"
+    lines = [
+        f"Step {step.number}: {sessions}, {_rounds(step.rounds)}, {format_seconds(step.seconds)}",
+        f"    BAD vs GOOD: {format_ratio(step.references)}: {step.reference_verdict}",
+    ]
+    for judgement in step.candidates:
+        lines += _judgement(judgement)
+    left = len(step.remaining)
+    if left > 1:
+        lines.append(f"    {left} commits left: {step.remaining[0][:SHORT]}..{step.remaining[-1][:SHORT]}")
+    return lines
+
+
+def format_summary(result: BisectResult) -> str:
+    """Commits measured, the time spent, and how much the rounds moved."""
+    text = (
+        f"Measured {result.measured} commits in {format_seconds(result.spent)} (budget {format_seconds(result.budget)})"
+    )
+    used, as_timed = result.spread
+    if used is not None and as_timed is not None:
+        if result.cpu_time:
+            text += f"; with the time off the CPU left out, BAD/GOOD moved {used * 100:.1f} % from round to round"
+            text += f" ({as_timed * 100:.1f} % as timed)"
+        else:
+            text += f"; BAD/GOOD moved {used * 100:.1f} % from round to round"
+    return text + "."
+
+
+def format_more(more: Estimate, spent: float) -> str:
+    """About how much more time would likely decide a bisection."""
+    return (
+        f"About {format_seconds(more.seconds)} more would likely decide it ({more.rounds} more rounds of "
+        f"{more.commits} commits, {format_seconds(more.seconds_per_round)} each): try --budget "
+        f"{format_duration(spent + more.seconds)}."
+    )
 
 
 def format_answer(first_bad: str | None, subject: str | None, reason: str | None, remaining: Sequence[str]) -> str:

@@ -12,6 +12,7 @@ import pytest
 import perf
 from perf.analysis.compare import compare_paired_process_means
 from perf.cli.main import main
+from perf.history.confirm import Remeasurement
 from perf.history.timelines import Change, CommitPoint, Timeline
 from perf.storage import files
 
@@ -64,73 +65,110 @@ def paired(ratio, spread=0.002, count=10):
     )
 
 
+def timeline(name, ids, ratio):
+    return Timeline(
+        name,
+        "m1",
+        "second",
+        (point(ids[0], 1.0), point(ids[1], ratio)),
+        (Change(name, "m1", ids[0], ids[1], 1, ratio, ratio - 0.01, ratio + 0.01, "slower"),),
+        (),
+    )
+
+
 @pytest.fixture
 def measured(monkeypatch, store, repo):
-    """Two timelines with a change each, between the repository's commits;
-    compare_commits measures 1.08x for "up" and 1.00x for "flat"."""
+    """Three timelines with a change each, between the repository's first
+    two commits; the re-measurement shows "up" 1.08x (confirmed), "flat"
+    1.00x (refuted) and "noisy" an interval that contains 1 (inconclusive)."""
     _, ids = repo
-    found = [
-        Timeline(
-            "up",
-            "m1",
-            "second",
-            (point(ids[0], 1.0), point(ids[1], 1.08)),
-            (Change("up", "m1", ids[0], ids[1], 1, 1.08, 1.07, 1.09, "slower"),),
-            (),
-        ),
-        Timeline(
-            "flat",
-            "m1",
-            "second",
-            (point(ids[0], 1.0), point(ids[1], 1.05)),
-            (Change("flat", "m1", ids[0], ids[1], 1, 1.05, 1.04, 1.06, "slower"),),
-            (),
-        ),
-    ]
+    found = [timeline("up", ids, 1.08), timeline("flat", ids, 1.05), timeline("noisy", ids, 1.05)]
     monkeypatch.setattr("perf.history.timelines.timelines", lambda *args, **kwargs: list(found))
     calls = []
+    results = {"up": paired(1.08), "flat": paired(1.0), "noisy": paired(1.02, spread=0.2)}
 
-    def compare_commits(repository, before, after, args, *, python=None, build_command=None, events=None, max_rounds=1):
-        calls.append((before, after, list(args), python, build_command, max_rounds))
-        return {"up": paired(1.08), "flat": paired(1.0)}
+    def compare_commits(repository, before, after, args, *, benchmarks=None, python=None, budget=None, **kwargs):
+        calls.append((before, after, list(args), list(benchmarks), python, budget.seconds))
+        for session in 1, 2, 3:  # the sessions say when they start
+            kwargs["confirm_events"].measuring(session, ["noisy"] if session > 1 else benchmarks, 10)
+        comparisons = {name: results[name] for name in benchmarks if name in results}
+        return Remeasurement(comparisons, 3, 90.0, 1.5)
 
-    monkeypatch.setattr("perf.history.bisect.compare_commits", compare_commits)
-    return found, calls
+    monkeypatch.setattr("perf.history.confirm.compare_commits", compare_commits)
+    return found, calls, results
 
 
-def test_confirm_keeps_the_changes_measured_again(store, repo, measured, capsys):
+def test_confirm_tells_confirmed_refuted_and_inconclusive_apart(store, repo, measured, capsys):
     path, ids = repo
-    status, out, err = run(capsys, "changes", store, "--confirm", "--repo", path, "--json", "--", "bench.py", "-p", "4")
+    status, out, err = run(capsys, "changes", store, "--confirm", "--repo", path, "--", "bench.py", "-p", "4")
     assert status == 0
-    assert [change["benchmark"] for change in json.loads(out)] == ["up"]
-    _, calls = measured
-    # one measurement for the two benchmarks of the same pair of commits
-    assert calls == [(ids[0], ids[1], ["bench.py", "-p", "4"], None, None, 3)]
+    _, calls, _ = measured
+    # one measurement for the three benchmarks of the same pair of commits, within the default budget
+    assert calls == [(ids[0], ids[1], ["bench.py", "-p", "4"], ["flat", "noisy", "up"], None, 1200)]
     lines = err.splitlines()
-    assert lines[0] == f"Measuring {ids[0][:10]} and {ids[1][:10]} interleaved..."
-    assert lines[1].startswith(f"up on m1, {ids[1][:10]}: re-measured 1.08")
-    assert lines[1].endswith(": confirmed")
-    assert lines[2].endswith(": not confirmed")
+    assert lines[:3] == [
+        f"Measuring {ids[0][:10]} and {ids[1][:10]} together...",
+        "    session 2: noisy still inconclusive, 10 more pairs...",
+        "    session 3: noisy still inconclusive, 10 more pairs...",
+    ]
+    del lines[1:3]
+    assert lines[1].startswith(f"up on m1, {ids[1][:10]}: re-measured 1.08") and lines[1].endswith(
+        "(3 sessions, 10 pairs): confirmed"
+    )
+    assert lines[2].endswith(": refuted, no change (the whole interval within 1 %)")
+    assert ": inconclusive, not shown (about " in lines[3] and lines[3].endswith(" would likely decide it)")
+    table, summary = out.splitlines()[:-1], out.splitlines()[-1]
+    assert table[0].split() == ["benchmark", "machine", "before", "after", "ratio", "95%", "CI", "direction"]
+    assert [row.split()[0] for row in table[1:]] == ["up"]
+    assert summary == "1 change confirmed, 1 refuted (no change), 1 inconclusive (not shown)."
 
 
-def test_an_inconclusive_measurement_is_not_reported(store, repo, measured, monkeypatch, capsys):
+def test_an_inconclusive_measurement_is_never_called_no_change(store, repo, measured, capsys):
     path, _ = repo
-    wide = compare_paired_process_means([1.0, 1.2, 0.9, 1.1], [1.1, 1.0, 1.05, 1.15])
-    assert wide.verdict == "inconclusive"
-    monkeypatch.setattr("perf.history.bisect.compare_commits", lambda *args, **kwargs: {"up": wide, "flat": wide})
+    found, _, _ = measured
+    del found[:2]  # only "noisy"
     status, out, err = run(capsys, "changes", store, "--confirm", "--repo", path, "--", "bench.py")
     assert status == 0
-    assert err.count("inconclusive, not reported (measure it with a larger budget)") == 2
-    assert "No change" in out
+    assert err.count("inconclusive, not shown") == 1
+    assert "No change" not in out and "no change" not in out
+    assert out == "0 changes confirmed, 1 inconclusive (not shown).\n"
+
+
+def test_json_keeps_the_confirmed_changes_and_the_summary_goes_to_stderr(store, repo, measured, capsys):
+    path, _ = repo
+    status, out, err = run(capsys, "changes", store, "--confirm", "--repo", path, "--json", "--", "bench.py")
+    assert status == 0
+    assert [change["benchmark"] for change in json.loads(out)] == ["up"]
+    assert err.splitlines()[-1] == "1 change confirmed, 1 refuted (no change), 1 inconclusive (not shown)."
+
+
+def test_a_spent_budget_is_said(store, repo, measured, monkeypatch, capsys):
+    path, _ = repo
+    monkeypatch.setattr(
+        "perf.history.confirm.compare_commits", lambda *args, **kwargs: Remeasurement({}, 0, 0.0, None, skipped=True)
+    )
+    status, out, err = run(capsys, "changes", store, "--confirm", "--repo", path, "--budget", "90s", "--", "bench.py")
+    assert status == 0
+    assert err.count("not re-measured: the budget was spent (not shown)") == 3
+    assert "Measuring" not in err
+    assert out == "0 changes confirmed, 3 not measured (not shown).\n"
 
 
 def test_a_benchmark_the_command_does_not_measure_is_not_confirmed(store, repo, measured, monkeypatch, capsys):
     path, _ = repo
-    monkeypatch.setattr("perf.history.bisect.compare_commits", lambda *args, **kwargs: {})
+    monkeypatch.setattr("perf.history.confirm.compare_commits", lambda *args, **kwargs: Remeasurement({}, 1, 1.0))
     status, out, err = run(capsys, "changes", store, "--confirm", "--repo", path, "--", "bench.py")
     assert status == 0
     assert "not measured by the command (no benchmark of that name)" in err
-    assert "No change" in out
+    assert out == "0 changes confirmed, 3 not measured (not shown).\n"
+
+
+def test_without_changes_nothing_is_measured(store, repo, measured, capsys):
+    path, _ = repo
+    found, calls, _ = measured
+    found[:] = [found[0]._replace(changes=())]
+    status, out, _ = run(capsys, "changes", store, "--confirm", "--repo", path, "--", "bench.py")
+    assert (status, out, calls) == (0, "No change detected in 1 timeline.\n", [])
 
 
 @pytest.mark.parametrize(
@@ -138,17 +176,21 @@ def test_a_benchmark_the_command_does_not_measure_is_not_confirmed(store, repo, 
     [
         (["--confirm"], "history changes --confirm needs the command to measure after --: -- bench.py [options]"),
         (["--", "bench.py"], "history changes takes a command after -- only with --confirm: bench.py"),
-        (["--build", "make"], "--repo, --build and --python apply to history changes --confirm"),
+        (["--build", "make"], "--repo, --build, --python and --budget apply to history changes --confirm"),
+        (["--budget", "10m"], "--repo, --build, --python and --budget apply to history changes --confirm"),
+        (["--confirm", "--budget", "0", "--", "b.py"], "argument --budget: must be more than 0 seconds, got '0'"),
+        (["--confirm", "--budget", "1y", "--", "b.py"], "argument --budget: expected a duration such as 20m, "),
+        (["--confirm", "--", "b.py", "-p", "1"], "after --: -p must be at least 2: a session needs 2 rounds or more"),
     ],
 )
 def test_bad_command_lines(store, capsys, args, message):
     status, _, err = run(capsys, "changes", store, *args)
-    assert (status, err) == (2, f"ERROR: {message}\n")
+    assert status == 2 and err.startswith(f"ERROR: {message}") and err.count("\n") == 1, err
 
 
 def test_a_commit_the_repository_lacks_is_an_error_before_measuring(store, repo, measured, capsys):
     path, _ = repo
-    found, calls = measured
+    found, calls, _ = measured
     found[0] = found[0]._replace(changes=(found[0].changes[0]._replace(after="f" * 40),))
     status, _, err = run(capsys, "changes", store, "--confirm", "--repo", path, "--", "bench.py")
     assert status == 2

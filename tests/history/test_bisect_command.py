@@ -4,6 +4,7 @@ runner's parser, one round's budget, what reaches the workers."""
 from __future__ import annotations
 
 import sys
+from typing import ClassVar
 
 import pytest
 
@@ -81,3 +82,61 @@ def test_the_first_session_pins_the_loops_of_the_reference():
     assert pinned_loops(options, loops_result(64, 128)).loops == 0
     # as do loops given on the command line
     assert pinned_loops(parse_command(["bench.py", "-l", "8"]).plan.options, loops_result(64)).loops == 8
+
+
+class RecordingSession:
+    """perf.measure.session.Session without workers: it logs what each
+    session's sides would run with, and answers with one run per side."""
+
+    log: ClassVar[list] = []
+
+    def __init__(self, plan, **_):
+        self.plan = plan
+
+    def lock(self):
+        pass
+
+    def unlock(self):
+        pass
+
+    def list_benchmarks(self):
+        return ["first", "second"]
+
+    def run(self, benchmarks, *, shared_loops=False, **_):
+        import perf
+
+        self.log.append(([side.options for side in self.plan.sides], list(benchmarks), shared_loops))
+        loops = self.plan.sides[0].options.loops or 64  # what the first worker would calibrate
+        return [
+            [
+                perf.Benchmark([perf.Run([1e-3], metadata={"name": name, "loops": loops}, collect_metadata=False)])
+                for _ in self.plan.sides
+            ]
+            for _, name in benchmarks
+        ]
+
+
+def test_rounds_time_every_commit_with_the_loops_of_the_first_session(tmp_path, monkeypatch):
+    from helpers import example_repo
+
+    from perf.history.git import Repository
+    from perf.history.worktrees import CommitMeasurer
+
+    RecordingSession.log = []
+    monkeypatch.setattr("perf.measure.session.Session", RecordingSession)
+    repo = example_repo(tmp_path / "repo", commits=3, regression=2)
+    with CommitMeasurer(Repository(repo.path), parse_command(["bench.py"])) as measurer:
+        assert measurer.benchmarks(repo.commits[0]) == ["first", "second"]
+        measurer.rounds(repo.commits, ["second"])
+        measurer.rounds(repo.commits[:2], ["second"], rounds=4)
+        measurer.rounds(repo.commits[:2])  # "first" has no loops yet: the session calibrates them
+        with pytest.raises(UsageError, match=r"unknown benchmark: nope \(the script's benchmarks: first, second\)"):
+            measurer.rounds(repo.commits[:2], ["nope"])
+    first, second, third = RecordingSession.log
+    options, benchmarks, shared = first
+    assert [option.loops for option in options] == [0, 0, 0] and benchmarks == [(1, "second")] and shared
+    options, benchmarks, shared = second
+    # every side's workers get the loops and the rounds (a side's options are what its workers read)
+    assert [(option.loops, option.processes) for option in options] == [(64, 4), (64, 4)]
+    options, benchmarks, _ = third
+    assert [option.loops for option in options] == [0, 0] and benchmarks == [(0, "first"), (1, "second")]
