@@ -207,10 +207,12 @@ class CommitMeasurer:
         """A session whose sides are the worktrees of *commits*, the CPU
         lock held (taken by the first one, held until the measurer exits).
         *options*: every side's (their workers read a side's options, not
-        the plan's); by default the sides keep ARGS' options."""
+        the plan's); by default the options with the loops the first
+        session calibrated, once known, else ARGS' options."""
         from perf.measure.plan import RunPlan
         from perf.measure.session import Session
 
+        options = options or self._pinned
         sides = tuple(self.side(commit) for commit in commits)
         if options is not None:
             sides = tuple(side._replace(options=options) for side in sides)

@@ -10,6 +10,7 @@ import sys
 import helpers
 import pytest
 
+import perf
 from perf.history.store import HistoryStore
 
 pytestmark = pytest.mark.integration
@@ -85,3 +86,19 @@ def test_a_failing_run_names_the_revision_and_keeps_the_batches_before(tmp_path)
         # the batches before it: [commit 0, 1] and [1, 2] (they share commit 1)
         commits = [recording.commit for recording in opened.recordings()]
         assert commits == [repo.commits[0], repo.commits[1], repo.commits[1], repo.commits[2]]
+
+
+def test_every_batch_is_timed_with_the_loops_of_the_first(tmp_path):
+    repo = example_repo(tmp_path / "repo", commits=3, regression=2)
+    store = tmp_path / "store"
+    args = ["-p", "2", "-n", "2", "--min-time", "0.005"]  # calibrated loops, each side would differ
+    completed = record(repo.path, tmp_path, store, *repo.commits, "--max-worktrees", "2", "--", "bench.py", *args)
+    assert completed.returncode == 0, completed.stderr
+    loops = set()
+    with HistoryStore(str(store)) as opened:
+        recordings = opened.recordings()
+    assert len(recordings) == 4  # two batches: [0, 1], [1, 2]
+    for recording in recordings:
+        suite = perf.BenchmarkSuite.load(os.path.join(str(store), recording.path))
+        loops |= {run.get_loops() for benchmark in suite for run in benchmark.get_runs() if run.values}
+    assert len(loops) == 1, loops
