@@ -2,8 +2,10 @@
 
 A worker gets a clean environment (doc/compatibility.rst, runner options): ``PATH``,
 ``HOME``, the temporary-folder and Windows system variables, the locale
-variables unless ``--no-locale``, ``PYTHONPATH``, and what
-``--inherit-environ`` names (or everything with ``--copy-env``).
+variables unless ``--no-locale``, ``PYTHONPATH``, ``PYTHON_GIL`` and
+``PYTHON_CPU_COUNT`` (as pyperf >= 2.7: a free-threaded build's GIL and
+the CPU count the interpreter reports), and what ``--inherit-environ``
+names (or everything with ``--copy-env``).
 
 Layout bias (doc/design.rst, R7): the size of the environment moves
 the stack, and so the alignment of everything the code touches.  Every
@@ -31,7 +33,19 @@ PADDING_VARIABLE = "PERF_ENV_PADDING"
 MAX_PADDING = 4095
 
 #: always passed on
-BASE_VARIABLES = ("PATH", "HOME", "TEMP", "TMP", "TMPDIR", "COMSPEC", "SystemRoot", "SYSTEMROOT", "PYTHONPATH")
+BASE_VARIABLES = (
+    "PATH",
+    "HOME",
+    "TEMP",
+    "TMP",
+    "TMPDIR",
+    "COMSPEC",
+    "SystemRoot",
+    "SYSTEMROOT",
+    "PYTHONPATH",
+    "PYTHON_GIL",
+    "PYTHON_CPU_COUNT",
+)
 LOCALE_VARIABLES = (
     "LANG",
     "LANGUAGE",

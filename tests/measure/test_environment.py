@@ -63,6 +63,14 @@ def test_windows_and_temporary_variables_are_base_variables():
     assert env == {name: value for name, value in environ.items() if name != "OTHER"}
 
 
+def test_the_gil_and_cpu_count_of_free_threaded_builds_are_passed_on():
+    # pyperf >= 2.7 passes both: PYTHON_GIL=1 on a free-threaded build, and
+    # the CPU count the interpreter reports (os.process_cpu_count, 3.13)
+    env = worker_environment({**ENVIRON, "PYTHON_GIL": "1", "PYTHON_CPU_COUNT": "3"})
+    assert (env["PYTHON_GIL"], env["PYTHON_CPU_COUNT"]) == ("1", "3")
+    assert "PYTHON_GIL" not in worker_environment(ENVIRON)  # not set: not invented
+
+
 def test_no_locale_drops_the_locale_variables():
     env = worker_environment(ENVIRON, locale=False)
     assert set(env) == {"HOME", PADDING_VARIABLE, "PATH", "PYTHONPATH", "TMPDIR"}
