@@ -152,3 +152,29 @@ def fake_measurer():
             return ["checksum"], [benchmarks]
 
     return FakeMeasurer
+
+
+def fake_hook_package(folder: Path) -> None:
+    """An installed package of hooks, as pip leaves one in *folder*: a
+    module and a dist-info folder whose entry points name its classes, in
+    both groups.  ``only_pyperf`` (``pyperf.hook`` only) adds the metadata
+    ``fake_hook: ran`` to the runs of its worker."""
+    (folder / "fake_perf_hooks.py").write_text(
+        "from perf.measure.hooks import HookBase\n"
+        "class PyperfOnly(HookBase):\n"
+        "    def teardown(self, metadata):\n"
+        "        metadata['fake_hook'] = 'ran'\n"
+        "class BothPyperf(HookBase): pass\n"
+        "class BothPerf(HookBase): pass\n"
+    )
+    info = folder / "fake_perf_hooks-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-perf-hooks\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(
+        "[pyperf.hook]\n"
+        "only_pyperf = fake_perf_hooks:PyperfOnly\n"
+        "both = fake_perf_hooks:BothPyperf\n"
+        "perf_record = fake_perf_hooks:BothPyperf\n"
+        "\n[perf.hook]\n"
+        "both = fake_perf_hooks:BothPerf\n"
+    )

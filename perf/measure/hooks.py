@@ -1,10 +1,12 @@
 """Hooks: code run right before and right after each timed sample (``--hook NAME``).
 
 A hook is a class following :class:`HookBase`, published under the
-``perf.hook`` entry-point group (a hook written for pyperf works when its
-package also registers it under ``perf.hook``), or handed to
-``Runner(hooks=...)`` as a descriptor; :func:`get_selected_hooks` finds
-them by name (:class:`perf.measure.hook_set.HookSet` runs them around the
+``perf.hook`` entry-point group or pyperf's ``pyperf.hook`` (a hook package
+written for pyperf works as it is), or handed to ``Runner(hooks=...)`` as
+a descriptor; :func:`get_selected_hooks` finds them by name (a name in
+both groups is perf's: ``pyperf.hook`` entries, then the built-in hooks,
+then ``perf.hook`` entries, then the runner's, each replacing the one
+before) (:class:`perf.measure.hook_set.HookSet` runs them around the
 samples of one batch).  Built in: ``perf_record`` (Linux
 ``perf record``) and ``pystats`` (CPython built with ``--enable-pystats``).
 
@@ -24,6 +26,7 @@ from perf.errors import UsageError
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "PYPERF_ENTRY_POINT_GROUP",
     "HookError",
     "HookBase",
     "Hook",
@@ -37,6 +40,8 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "perf.hook"
+#: pyperf's group: its hook packages register there
+PYPERF_ENTRY_POINT_GROUP = "pyperf.hook"
 
 #: environment variables read by :class:`PerfRecord`; the worker environment
 #: must keep them (pyperf's names were ``PYPERF_PERF_RECORD_*``)
@@ -291,26 +296,35 @@ class _BuiltinHook:
 _BUILTIN_HOOKS = (_BuiltinHook("perf_record", PerfRecord), _BuiltinHook("pystats", PyStats))
 
 
-def _entry_points() -> Iterable[HookDescriptor]:
+def _entry_points(group: str) -> Iterable[HookDescriptor]:
     import importlib.metadata
 
     if sys.version_info >= (3, 10):
-        return importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
-    return importlib.metadata.entry_points().get(ENTRY_POINT_GROUP, ())
+        return importlib.metadata.entry_points(group=group)
+    return importlib.metadata.entry_points().get(group, ())
 
 
 def _descriptors(extra: Iterable[HookDescriptor]) -> dict[str, HookDescriptor]:
-    """Every known hook by name: built-ins, then entry points, then *extra*
-    (a later one replaces an earlier one of the same name)."""
-    known: dict[str, HookDescriptor] = {hook.name: hook for hook in _BUILTIN_HOOKS}
-    for descriptor in (*_entry_points(), *extra):
+    """Every known hook by name: ``pyperf.hook`` entry points, the built-in
+    hooks, ``perf.hook`` entry points, then *extra* (a later one replaces an
+    earlier one of the same name: pyperf's own ``perf_record`` and
+    ``pystats``, registered under ``pyperf.hook`` when pyperf is installed,
+    give way to perf's)."""
+    known: dict[str, HookDescriptor] = {}
+    for descriptor in (
+        *_entry_points(PYPERF_ENTRY_POINT_GROUP),
+        *_BUILTIN_HOOKS,
+        *_entry_points(ENTRY_POINT_GROUP),
+        *extra,
+    ):
         known[descriptor.name] = descriptor
     return known
 
 
 def get_hook_names(extra: Iterable[HookDescriptor] = ()) -> list[str]:
     """Sorted names of the hooks ``--hook`` accepts: the built-in hooks, the
-    ``perf.hook`` entry points, and the *extra* descriptors."""
+    ``perf.hook`` and ``pyperf.hook`` entry points, and the *extra*
+    descriptors."""
     return sorted(_descriptors(extra))
 
 

@@ -70,6 +70,18 @@ def test_hook_names_always_include_the_builtins():
     assert {"perf_record", "pystats"} <= set(names)
 
 
+def test_hooks_written_for_pyperf_are_found(tmp_path, monkeypatch):
+    from helpers import fake_hook_package
+
+    fake_hook_package(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert {"only_pyperf", "both"} <= set(get_hook_names())
+    only, both, record = get_selected_hooks(["only_pyperf", "both", "perf_record"])
+    assert only.__name__ == "PyperfOnly"  # registered only under pyperf.hook
+    assert both.__name__ == "BothPerf"  # a name in both groups: perf.hook wins
+    assert record is PerfRecord  # pyperf's group never replaces perf's built-in hooks
+
+
 def test_hook_names_add_extra_descriptors_without_duplicates():
     extra = [FakeDescriptor("zzz", HookBase), FakeDescriptor("aaa", HookBase), FakeDescriptor("perf_record", HookBase)]
     names = get_hook_names(extra)
