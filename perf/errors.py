@@ -71,6 +71,15 @@ class ResultFileExistsError(ResultFileError, FileExistsError):
         super().__init__(filename, "the file already exists (refusing to overwrite it)", errno.EEXIST)
 
 
+class OutputExistsError(ResultFileError, FileExistsError):
+    """An output file exists and the command does not replace it: exit
+    status 1, as pyperf's ``-o``; the file is left as it is.  *hint*: how
+    to get past it (`` (use --append to add runs to it)``)."""
+
+    def __init__(self, filename: str, hint: str = "") -> None:
+        super().__init__(filename, f"the file already exists{hint}", errno.EEXIST)
+
+
 class WorkerError(PerfError, RuntimeError):
     """A worker process failed, crashed or sent invalid data."""
 

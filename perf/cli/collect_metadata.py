@@ -12,7 +12,7 @@ import argparse
 import contextlib
 import os
 
-from perf.errors import UsageError
+from perf.errors import OutputExistsError, UsageError
 
 HELP = "Collect and display the metadata of this host and Python (optionally into a JSON file)."
 
@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from perf.storage import files
 
     if args.output and os.path.lexists(args.output):
-        raise UsageError(f"{args.output}: the file already exists")
+        raise OutputExistsError(args.output)
     if args.affinity:
         try:
             pinned = set_cpu_affinity(parse_cpu_list(args.affinity))

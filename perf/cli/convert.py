@@ -21,7 +21,7 @@ import re
 import sys
 from typing import Any, Sequence
 
-from perf.errors import IncompatibleRunError, ResultError, UsageError
+from perf.errors import IncompatibleRunError, OutputExistsError, ResultError, UsageError
 from perf.model import edits
 from perf.model.benchmark import Benchmark
 from perf.model.edits import NumberedRuns, RunRanges
@@ -169,7 +169,7 @@ def _check_output(args: argparse.Namespace) -> None:
     if args.output == "-":
         raise UsageError("-o -: use --stdout to write to standard output")
     if not args.replace and os.path.lexists(args.output):
-        raise UsageError(f"{args.output}: the file already exists (use --replace to overwrite it)")
+        raise OutputExistsError(args.output, " (use --replace to overwrite it)")
 
 
 # --- the steps ---------------------------------------------------------------

@@ -37,7 +37,7 @@ from typing import Sequence
 from perf.analysis import compare
 from perf.analysis.suites import NO_VALUES, SuiteComparison, compare_suites
 from perf.cli.common import add_benchmark_argument, add_correction_argument, filename_titles, load_suites
-from perf.errors import ResultError, UsageError
+from perf.errors import OutputExistsError, ResultError, UsageError
 from perf.model.suite import BenchmarkSuite
 from perf.render.plots import canvas
 from perf.render.plots.comparison import comparison_figure
@@ -100,7 +100,7 @@ def check_output(output: str, replace: bool) -> None:
     if os.path.isdir(output):
         raise UsageError(f"{output}: is a folder")
     if not replace and os.path.lexists(output):
-        raise UsageError(f"{output}: the file already exists (use --replace to overwrite it)")
+        raise OutputExistsError(output, " (use --replace to overwrite it)")
 
 
 def _check_options(args: argparse.Namespace) -> None:

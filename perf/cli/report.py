@@ -38,7 +38,7 @@ from perf.cli.common import (
     select_benchmarks,
 )
 from perf.cli.plot import wrote_line
-from perf.errors import UsageError
+from perf.errors import OutputExistsError, UsageError
 from perf.model.suite import BenchmarkSuite
 from perf.render.compare_notes import (
     adjustment_lines,
@@ -108,7 +108,7 @@ def check_options(args: argparse.Namespace) -> None:
     if os.path.isdir(output):
         raise UsageError(f"-o {output}: is a folder")
     if not args.replace and os.path.lexists(output):
-        raise UsageError(f"{output}: the file already exists (use --replace to overwrite it)")
+        raise OutputExistsError(output, " (use --replace to overwrite it)")
     if not 0 <= args.min_speed < 100:
         raise UsageError(f"--min-speed must be between 0 and 100 (percent), got {args.min_speed:g}")
 

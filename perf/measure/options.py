@@ -19,7 +19,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Dict, Literal, NamedTuple, Optional, Sequence, Tuple, Union
 
-from perf.errors import UsageError
+from perf.errors import OutputExistsError, UsageError
 from perf.measure.sides import absolute_executable, command_program, output_paths, side_labels
 from perf.model.metadata import DEFAULT_CLOCK
 
@@ -199,7 +199,7 @@ def _check_outputs(args: argparse.Namespace, mode: RunMode) -> None:
         labels = side_labels(args, command_program(args) if mode == "command" else None)
     for path in output_paths(args.output, labels) if args.output else ():
         if os.path.lexists(path):
-            raise UsageError(f"{path}: the file already exists (use --append to add runs to it)")
+            raise OutputExistsError(path, " (use --append to add runs to it)")
         _check_writable_folder(path)
     for path in output_paths(args.append, labels) if args.append else ():
         _check_writable_folder(path)

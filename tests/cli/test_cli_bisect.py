@@ -214,7 +214,7 @@ def test_an_existing_json_file_is_kept(repo, tmp_path, capsys, fake):
     output = tmp_path / "bisect.json"
     output.write_text("mine\n")
     status, _, err = run(capsys, "HEAD~7", "HEAD", "--repo", repo.path, "--json", output, "--", "bench.py")
-    assert status == 2
+    assert status == 1
     assert err == f"ERROR: {output}: the file already exists (use --replace to overwrite it)\n"
     assert output.read_text() == "mine\n"
     assert fake.calls == []

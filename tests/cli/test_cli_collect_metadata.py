@@ -30,7 +30,7 @@ def test_writes_a_one_run_benchmark(tmp_path, capsys):
 def test_refuses_an_existing_file(tmp_path, capsys):
     output = tmp_path / "metadata.json"
     output.write_text("keep")
-    assert main(["collect_metadata", "-o", str(output)]) == 2
+    assert main(["collect_metadata", "-o", str(output)]) == 1
     assert capsys.readouterr().err == f"ERROR: {output}: the file already exists\n"
     assert output.read_text() == "keep"
 

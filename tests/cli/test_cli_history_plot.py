@@ -104,7 +104,6 @@ def no_store(monkeypatch):
         (["-o", "{tmp}/figure"], "{tmp}/figure: the output must end with .png or .svg"),
         (["-o", "{tmp}/missing/figure.png"], "{tmp}/missing/figure.png: the folder {tmp}/missing does not exist"),
         (["-o", "{tmp}/folder.svg"], "{tmp}/folder.svg: is a folder"),
-        (["-o", "{tmp}/old.png"], "{tmp}/old.png: the file already exists (use --replace to overwrite it)"),
         (["-o", "{tmp}/figure.png", "--", "x.py"], "history plot takes no command after --: x.py"),
         ([], "the following arguments are required: -o/--output"),
     ],
@@ -116,6 +115,13 @@ def test_options_are_checked_before_the_store_is_opened(tmp_path, capsys, no_sto
     err = one_error(capsys, tmp_path / "no-store", *arguments, status=2)
     assert err == message.replace("{tmp}", str(tmp_path))
     assert folder_files(tmp_path) == ["folder.svg", "old.png"]
+    assert (tmp_path / "old.png").read_bytes() == b"previous"
+
+
+def test_an_existing_output_is_kept(tmp_path, capsys, no_store):
+    (tmp_path / "old.png").write_bytes(b"previous")
+    err = one_error(capsys, tmp_path / "no-store", "-o", str(tmp_path / "old.png"), status=1)  # as pyperf's -o
+    assert err == f"{tmp_path}/old.png: the file already exists (use --replace to overwrite it)"
     assert (tmp_path / "old.png").read_bytes() == b"previous"
 
 

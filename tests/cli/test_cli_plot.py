@@ -112,7 +112,7 @@ def test_existing_output_needs_replace(tmp_path, capsys):
     output = tmp_path / "figure.png"
     output.write_bytes(b"previous")
     status, out, err = run(capsys, TIMEIT, "-o", output)
-    assert (status, out) == (2, "")
+    assert (status, out) == (1, "")
     assert err == f"ERROR: {output}: the file already exists (use --replace to overwrite it)\n"
     assert output.read_bytes() == b"previous"
     assert run(capsys, TIMEIT, "-o", output, "--replace") == (0, wrote(output), "")

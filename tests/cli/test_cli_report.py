@@ -169,7 +169,7 @@ def test_bad_options_are_checked_before_any_work(argv, message, tmp_path, capsys
 def test_existing_output_is_refused(tmp_path, capsys, fake_figures):
     output = tmp_path / "report.html"
     output.write_text("old")
-    err = one_error(capsys, REF, "-o", str(output))
+    err = one_error(capsys, REF, "-o", str(output), status=1)
     assert "already exists (use --replace to overwrite it)" in err
     assert output.read_text() == "old"
     assert fake_figures == []

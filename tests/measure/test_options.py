@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from perf.cli.runner import ArgumentParser
-from perf.errors import UsageError
+from perf.errors import OutputExistsError, UsageError
 from perf.measure import options
 from perf.measure.arguments import (
     _integer,
@@ -288,7 +288,7 @@ def test_worker_task_and_pipe_require_worker():
 def test_output_existing_file_is_refused(tmp_path):
     path = tmp_path / "result.json"
     path.write_text("{}")
-    with pytest.raises(UsageError) as info:
+    with pytest.raises(OutputExistsError) as info:
         parse(["-o", str(path)])
     assert str(info.value) == f"{path}: the file already exists (use --append to add runs to it)"
 
@@ -296,7 +296,7 @@ def test_output_existing_file_is_refused(tmp_path):
 def test_output_dangling_symlink_is_refused(tmp_path):
     link = tmp_path / "link.json"
     link.symlink_to(tmp_path / "missing.json")
-    with pytest.raises(UsageError, match="the file already exists"):
+    with pytest.raises(OutputExistsError, match="the file already exists"):
         parse(["-o", str(link)])
 
 
@@ -339,7 +339,7 @@ def test_worker_run_in_place_refuses_an_existing_output_file(tmp_path):
     """--worker without --pipe writes -o itself: refused before it measures."""
     path = tmp_path / "result.json"
     path.write_text("{}")
-    with pytest.raises(UsageError) as info:
+    with pytest.raises(OutputExistsError) as info:
         parse(["--worker", "-o", str(path)])
     assert str(info.value) == f"{path}: the file already exists (use --append to add runs to it)"
 
@@ -437,7 +437,7 @@ def test_labels_name_the_side_files(tmp_path):
         pythons.append(str(python))
     argv = ["--compare-to", pythons[0], "--python", pythons[1]]
     (tmp_path / "ab-b.json").write_text("{}")
-    with pytest.raises(UsageError) as info:
+    with pytest.raises(OutputExistsError) as info:
         parse(["-o", str(tmp_path / "ab.json"), *argv])
     assert str(info.value) == f"{tmp_path / 'ab-b.json'}: the file already exists (use --append to add runs to it)"
     args = parse(["--append", str(tmp_path / "ab.json"), *argv])
@@ -450,7 +450,7 @@ def test_labels_name_the_side_files(tmp_path):
 def test_output_with_compare_to_checks_both_files(tmp_path):
     parse(["-o", str(tmp_path / "a.json"), "--compare-to", sys.executable])  # nothing there yet
     (tmp_path / "a-changed.json").write_text("{}")
-    with pytest.raises(UsageError) as info:
+    with pytest.raises(OutputExistsError) as info:
         parse(["-o", str(tmp_path / "a.json"), "--compare-to", sys.executable])
     assert str(info.value) == f"{tmp_path / 'a-changed.json'}: the file already exists (use --append to add runs to it)"
 
