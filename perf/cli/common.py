@@ -136,6 +136,8 @@ class Item(NamedTuple):
     suite: BenchmarkSuite
     filename: str
     benchmark: Benchmark
+    #: the benchmarks of its file, before -b selected some
+    in_file: int = 1
 
 
 def _strip_extension(filename: str) -> str:
@@ -167,7 +169,7 @@ def load_selection(args: argparse.Namespace) -> list[Item]:
     for suite, title in zip(suites, titles):
         selected = select_benchmarks(suite, getattr(args, "benchmarks", None))
         kept = suite if len(selected) == len(suite) else BenchmarkSuite(selected, filename=suite.filename)
-        items.extend(Item(kept, title, benchmark) for benchmark in selected)
+        items.extend(Item(kept, title, benchmark, len(suite)) for benchmark in selected)
     return items
 
 
@@ -193,7 +195,8 @@ def check_summary_lines(item: Item) -> list[str]:
     points to ``check`` (``show``, ``stats``, ``hist``, ``metadata``,
     ``dump``: the full block is printed by ``check`` and after a run)."""
     benchmark = item.benchmark
-    name = benchmark.get_name() if len(item.suite) > 1 else None
+    # the file's other benchmarks are not in this display: check needs -b too
+    name = benchmark.get_name() if max(len(item.suite), item.in_file) > 1 else None
     filename = item.suite.filename
     return format_warning_summary(
         check_benchmark(benchmark), benchmark, None if filename is None else str(filename), name

@@ -70,3 +70,12 @@ def test_hist_benchmark_missing_from_a_file_comes_last(capsys):
 def test_hist_unknown_benchmark(capsys):
     status, out, err = run(capsys, "hist", "-b", "nope", str(DATA / "timeit.json"))
     assert (status, out, err) == (1, "", f"ERROR: {DATA}/timeit.json: no benchmark named 'nope'\n")
+
+
+def test_a_selected_benchmark_is_named_in_the_check_it_points_to(capsys):
+    # the file has several benchmarks: check without -b would show them all
+    path = DATA / "compare" / "ref.json"
+    status, out, _err = run(capsys, "hist", "-b", "call_slower", str(path))
+    assert status == 0
+    (warning,) = [line for line in out.splitlines() if line.startswith("WARNING")]
+    assert warning.endswith(f'run "python -m perf check -b call_slower {path}" for details')
