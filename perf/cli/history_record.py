@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from perf.errors import UsageError
     from perf.history.git import Repository, short
     from perf.history.record import RecordEvents, RecordOptions, RecordProgress, parse_args, record
+    from perf.render.units import count_of
 
     if args.max_worktrees is not None and args.max_worktrees < 2:
         raise UsageError(f"--max-worktrees must be at least 2, got {args.max_worktrees}")
@@ -79,12 +80,11 @@ def run(args: argparse.Namespace) -> int:
 
         def measuring(self, commits: Sequence[str], batch: int, batches: int) -> None:
             part = f" (batch {batch}/{batches})" if batches > 1 else ""
+            rounds = count_of(options.processes, "round")
             if len(commits) > 1:
-                what = (
-                    f"{len(commits)} revisions together{part}: {options.processes} rounds of {len(commits)} processes"
-                )
+                what = f"{len(commits)} revisions together{part}: {rounds} of {len(commits)} processes"
             else:
-                what = f"1 revision{part}: {options.processes} processes"
+                what = f"1 revision{part}: {count_of(options.processes, 'process', 'processes')}"
             print(f"Measuring {what}", flush=True)
 
         def progress(self, progress: RecordProgress) -> None:

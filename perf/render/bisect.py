@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from perf.analysis.compare import Comparison
 from perf.render.compare import format_bracket, format_factor
-from perf.render.units import format_seconds
+from perf.render.units import count_of, format_seconds
 
 if TYPE_CHECKING:
     from perf.history.bisect import BisectResult, Choice, Estimate, Judgement, Step
@@ -119,7 +119,7 @@ def format_summary(result: BisectResult) -> str:
 def format_more(more: Estimate, spent: float) -> str:
     """About how much more time would likely decide a bisection."""
     return (
-        f"About {format_seconds(more.seconds)} more would likely decide it ({more.rounds} more rounds of "
+        f"About {format_seconds(more.seconds)} more would likely decide it ({count_of(more.rounds, 'more round')} of "
         f"{more.commits} commits, {format_seconds(more.seconds_per_round)} each): try --budget "
         f"{format_duration(spent + more.seconds)}."
     )

@@ -109,6 +109,12 @@ def format_number(number: Number, unit: str | None = None, units: str | None = N
     return f"{text} {unit}"
 
 
+def count_of(count: int, what: str, plural: str | None = None) -> str:
+    """``1 warmup``, ``2 warmups``: a count and its noun (*plural*: when it
+    is not *what* + ``s``)."""
+    return f"{count} {what if count == 1 else plural or what + 's'}"
+
+
 def format_integers(numbers: Sequence[Number]) -> tuple[str, ...]:
     return tuple(format_number(number) for number in numbers)
 

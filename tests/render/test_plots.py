@@ -279,6 +279,14 @@ def test_timeline_of_one_file():
 
 
 @requires_matplotlib
+def test_timeline_counts_one_warmup_off_the_scale_in_the_singular():
+    runs = [Run([1.0, 1.01], warmups=[(1, 9.0)], metadata={"name": "x", "loops": 1}, collect_metadata=False)]
+    runs += [Run([1.02, 1.0], warmups=[(1, 1.01)], metadata={"name": "x", "loops": 1}, collect_metadata=False)]
+    text = all_text(timeline.timeline_figure([("one", suite(Benchmark(runs)))]))
+    assert "1 warmup beyond the range of the values is drawn on the edge of their panel." in text
+
+
+@requires_matplotlib
 def test_timeline_points_in_run_order_with_hollow_warmups():
     bench = benchmark("bench", [[], [1.0, 1.1], [1.2]])
     figure = timeline.timeline_figure([("f", suite(bench))])

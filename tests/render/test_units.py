@@ -8,6 +8,7 @@ import datetime
 import pytest
 
 from perf.render.units import (
+    count_of,
     format_datetime,
     format_filesize,
     format_filesizes,
@@ -219,3 +220,17 @@ def test_format_values(unit: str | None, values: tuple[float, ...], expected: tu
 def test_format_values_unknown_unit() -> None:
     with pytest.raises(KeyError):
         format_values("parsec", (1.0,))
+
+
+@pytest.mark.parametrize(
+    ("count", "what", "plural", "expected"),
+    [
+        (1, "warmup", None, "1 warmup"),
+        (2, "warmup", None, "2 warmups"),
+        (0, "round", None, "0 rounds"),
+        (1, "process", "processes", "1 process"),
+        (3, "process", "processes", "3 processes"),
+    ],
+)
+def test_count_of_says_one_in_the_singular(count: int, what: str, plural: str | None, expected: str) -> None:
+    assert count_of(count, what, plural) == expected

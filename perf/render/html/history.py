@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from perf.render.html.markup import bullet_list, cell, element, escape, row, svg_data_uri, table
+from perf.render.units import count_of
 
 if TYPE_CHECKING:
     from perf.history.timelines import Change, Timeline
@@ -77,17 +78,13 @@ def changes_table(timelines: Sequence[Timeline]) -> str:
     return table(headers, [_change_row(change) for change in changes], class_="history-changes")
 
 
-def _plural(count: int, what: str) -> str:
-    return f"{count} {what}{'' if count == 1 else 's'}"
-
-
 def _summary(store: str, timelines: Sequence[Timeline]) -> str:
     commits = len({point.commit for timeline in timelines for point in timeline.commits})
     changes = sum(len(timeline.changes) for timeline in timelines)
     machines = sorted({timeline.machine for timeline in timelines})
     return (
-        f"{store}: {_plural(len(timelines), 'timeline')} (benchmark and machine) on {', '.join(machines)}, "
-        f"{_plural(commits, 'commit')}, {_plural(changes, 'change')}."
+        f"{store}: {count_of(len(timelines), 'timeline')} (benchmark and machine) on {', '.join(machines)}, "
+        f"{count_of(commits, 'commit')}, {count_of(changes, 'change')}."
     )
 
 

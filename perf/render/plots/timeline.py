@@ -28,6 +28,7 @@ from perf.render.plots.canvas import (
     selected_names,
     unit_axis,
 )
+from perf.render.units import count_of
 
 __all__ = ["timeline_figure"]
 
@@ -179,7 +180,10 @@ def timeline_figure(files: Files, names: Sequence[str] | None = None) -> Any:
             corner_text(ax, "no values (only calibration runs)", right=True)
     notes = [
         "x: every warmup and value in run order; grey lines separate the worker processes.",
-        f"{outside} warmups beyond the range of the values are drawn on the edge of their panel." if outside else "",
+        f"{count_of(outside, 'warmup')} beyond the range of the values {'is' if outside == 1 else 'are'} drawn on "
+        "the edge of their panel."
+        if outside
+        else "",
         capped_note(len(shown), len(panels), "panels (one per benchmark and file)"),
     ]
     add_notes(figure, notes)
