@@ -106,6 +106,10 @@ _SECONDS = MetadataInfo(_NUMBER, _not_negative, "must be >= 0", "second", "secon
 _BYTES = MetadataInfo((int,), _at_least_one, "must be >= 1", "byte", "filesize")
 _DATE = MetadataInfo((str,), _is_date, "must be a date 'YYYY-MM-DD HH:MM:SS[.ffffff]'")
 
+#: run metadata of the runs saved from a run that stopped before its planned
+#: processes: why, and how many ran (``interrupted after 8 of 24 processes``)
+INCOMPLETE_KEY = "incomplete"
+
 #: the registry of known keys (doc/compatibility.rst, metadata keys)
 METADATA: dict[str, MetadataInfo] = {
     "name": MetadataInfo((str,)),
@@ -141,6 +145,8 @@ METADATA: dict[str, MetadataInfo] = {
     # which workload made them (absent: perf's first probe, run in the
     # interpreter under test; perf.analysis.interference)
     "speed_probe": MetadataInfo((str,)),
+    # the run stopped before its planned processes (Ctrl-C, a failed worker)
+    INCOMPLETE_KEY: MetadataInfo((str,)),
     # --clock cpu: the values are the CPU time of the worker's thread
     "clock": MetadataInfo((str,), _is_clock, "must be one of " + ", ".join(CLOCKS), formatter="clock"),
 }

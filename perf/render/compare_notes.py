@@ -145,6 +145,21 @@ def _file_warnings(reference: BenchmarkSuite, suite: BenchmarkSuite, titles: tup
     return lines
 
 
+def incomplete_warnings(titles: Sequence[str], entries: Sequence[BenchmarkComparison]) -> list[str]:
+    """The compared benchmarks saved from a run that stopped early (Ctrl-C,
+    a failed worker): fewer processes than planned (perf.analysis.checks,
+    ``incomplete``)."""
+    from perf.model.metadata import INCOMPLETE_KEY
+
+    lines = []
+    for entry in entries:
+        for title, benchmark in zip(titles, [entry.reference, *entry.changed]):
+            notes = dict.fromkeys(run._get(INCOMPLETE_KEY) for run in benchmark.get_runs() if run._has(INCOMPLETE_KEY))
+            if notes:
+                lines.append(f"WARNING: {entry.name} ({title}) is incomplete: {'; '.join(notes)}")
+    return lines
+
+
 def environment_warnings(
     suites: Sequence[BenchmarkSuite], titles: Sequence[str], entries: Sequence[BenchmarkComparison]
 ) -> list[str]:

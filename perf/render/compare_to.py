@@ -25,7 +25,13 @@ from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
 from perf.render import compare as text
 from perf.render.benchmark import format_result_value
-from perf.render.compare_notes import adjustment_lines, chance_lines, environment_warnings, ignored_lines
+from perf.render.compare_notes import (
+    adjustment_lines,
+    chance_lines,
+    environment_warnings,
+    ignored_lines,
+    incomplete_warnings,
+)
 
 __all__ = ["Layout", "format_compare_to", "format_slowdowns"]
 
@@ -132,7 +138,7 @@ def _hidden_lines(hidden: Sequence[BenchmarkComparison], context: _Context) -> l
     about them: which are equivalent, which need more processes."""
     if not hidden or context.layout.quiet:
         return []
-    lines = [f"Benchmark hidden because not significant ({len(hidden)}): " + ", ".join(e.name for e in hidden)]
+    lines = _hidden_line(hidden)
     no_change = [label for label, _comparison in _labelled(hidden, context, compare.NO_CHANGE)]
     if no_change:
         lines.append(f"- no change (within +-{context.margin * 100:g}%): " + ", ".join(no_change))
@@ -183,7 +189,7 @@ def _list_section(entries: Sequence[BenchmarkComparison], context: _Context) -> 
         *blocks,
         _hidden_lines(hidden, context),
         _geometric_mean_lines(geometric_means(entries, context.margin), context),
-    )
+    ) or _hidden_line(hidden)
 
 
 #: the groups of -G, in order
@@ -216,7 +222,7 @@ def _group_section(entries: Sequence[BenchmarkComparison], context: _Context) ->
         adjustment_lines(shown, context.layout.titles),
         _hidden_lines(hidden, context),
         _geometric_mean_lines(geometric_means(entries, context.margin), context),
-    )
+    ) or _hidden_line(hidden)
 
 
 def _table_row(entry: BenchmarkComparison, context: _Context) -> list[str]:
@@ -237,17 +243,29 @@ def _table_section(entries: Sequence[BenchmarkComparison], context: _Context) ->
     if context.layout.group_by_speed:
         ordered.sort(key=lambda entry: entry.comparisons[0].ratio)
     headers = ["Benchmark", context.reference_title, *context.changed_titles]
-    shown = [entry for entry in ordered if entry.different]
+    # -v: every benchmark has its row, as in the list
+    shown = [entry for entry in ordered if entry.different or context.layout.verbose]
     rows = [_table_row(entry, context) for entry in shown]
-    hidden = [entry for entry in ordered if not entry.different]
+    hidden = [entry for entry in ordered if entry not in shown]
     means = geometric_means(entries, context.margin)
-    if means is not None and rows:
+    if means is not None:
         rows.append(
             ["Geometric mean", "(ref)", *(text.format_change(mean, context.margin, meaning=False) for mean in means)]
         )
     table = text.format_table(headers, rows, context.layout.table_format) if rows else []
-    # the corrected verdicts in the table say so, as the list's lines do
-    return _blocks(table, adjustment_lines(shown, context.layout.titles), _hidden_lines(hidden, context))
+    # the corrected verdicts in the table say so, as the list's lines do;
+    # pyperf's table names the hidden benchmarks even with -q
+    hidden_lines = _hidden_lines(hidden, context) or _hidden_line(hidden)
+    return _blocks(table, adjustment_lines(shown, context.layout.titles), hidden_lines)
+
+
+def _hidden_line(hidden: Sequence[BenchmarkComparison]) -> list[str]:
+    """pyperf's line naming the benchmarks not shown (none: no line); also
+    the line of a section that would otherwise print nothing (``-q`` and
+    nothing significant: pyperf prints nothing there)."""
+    if not hidden:
+        return []
+    return [f"Benchmark hidden because not significant ({len(hidden)}): " + ", ".join(e.name for e in hidden)]
 
 
 def _section(entries: Sequence[BenchmarkComparison], context: _Context) -> list[str]:
@@ -289,7 +307,7 @@ def format_compare_to(suites: Sequence[BenchmarkSuite], comparison: SuiteCompari
     if not layout.quiet:
         filenames = [str(suite.filename) for suite in suites]
         notes = _blocks(chance_lines(entries), ignored_lines(comparison, filenames))
-        warnings = environment_warnings(suites, layout.titles, entries)
+        warnings = incomplete_warnings(layout.titles, entries) + environment_warnings(suites, layout.titles, entries)
         for block in (notes, warnings):
             if block:
                 output.append("")
