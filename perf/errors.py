@@ -88,6 +88,16 @@ class WorkerTimeoutError(WorkerError):
     """A worker process ran longer than ``--timeout`` (exit status 124)."""
 
 
+class BenchmarkFailedError(WorkerError):
+    """A benchmark of a script failed (*error*: its worker's); the other
+    benchmarks ran on.  *kept*: what was saved of it, or ``""``."""
+
+    def __init__(self, name: str, error: WorkerError, kept: str = "") -> None:
+        super().__init__(f"{error}\n{kept}" if kept else str(error))
+        self.name = name
+        self.error = error
+
+
 class ZeroValueError(WorkerError):
     """A time function returned 0 seconds for a value: the clock is too
     coarse for the loop count.  A worker run in place (``--worker``

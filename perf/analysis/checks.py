@@ -29,6 +29,16 @@ same thresholds and order:
 Unlike pyperf, "processes" here counts runs with values: pyperf also counts
 calibration runs (doc/compatibility.rst, known pyperf bugs).
 
+perf's checks of how the result was recorded:
+
+``incomplete``
+    runs carry ``incomplete`` metadata: they were saved from a run that
+    stopped before its planned processes (Ctrl-C, a failed worker), so the
+    result has fewer processes than planned, and, in shuffled rounds or
+    interleaved pairs, not the balance the schedule planned.  Reported
+    first.  values: ``(count, nprocesses, notes)``: the processes with the
+    key and the distinct notes (``interrupted after 8 of 24 processes``)
+
 perf's process-level checks (doc/design.rst, R8 and R9):
 
 ``value_outliers``
@@ -85,7 +95,7 @@ from typing import Any, NamedTuple, Sequence
 
 from perf.analysis import intervals, statistics
 from perf.model.benchmark import Benchmark
-from perf.model.metadata import STEADY_STATES
+from perf.model.metadata import INCOMPLETE_KEY, STEADY_STATES
 from perf.model.run import Number, Run
 
 __all__ = [
@@ -108,6 +118,7 @@ class Check(NamedTuple):
 
 #: every code, in the order check_benchmark() reports them
 CODES = (
+    "incomplete",
     "stdev",
     "sample_size",
     "min",
@@ -164,7 +175,9 @@ def check_benchmark(benchmark: Benchmark, check_too_many_processes: bool = False
         return []
     values = benchmark.get_values()
     nprocesses = len(runs)
-    checks, required = _spread_checks(benchmark, values, nprocesses, check_too_many_processes)
+    checks = _incomplete_check(runs)
+    spread, required = _spread_checks(benchmark, values, nprocesses, check_too_many_processes)
+    checks.extend(spread)
     checks.extend(_min_max_checks(benchmark, values))
     checks.extend(_short_raw_check(benchmark, runs))
     ordered = benchmark._get_sorted_values()
@@ -181,6 +194,14 @@ def check_benchmark(benchmark: Benchmark, check_too_many_processes: bool = False
     if check_too_many_processes:
         checks.extend(_precision_check(benchmark.get_process_means()))
     return checks
+
+
+def _incomplete_check(runs: Sequence[Run]) -> list[Check]:
+    """Processes saved from a run that stopped early."""
+    notes = [run._get(INCOMPLETE_KEY) for run in runs if run._has(INCOMPLETE_KEY)]
+    if not notes:
+        return []
+    return [Check("incomplete", (len(notes), len(runs), tuple(dict.fromkeys(notes))))]
 
 
 def _lost_cpu_check(benchmark: Benchmark) -> list[Check]:

@@ -270,12 +270,25 @@ class RunEvents(SessionEvents):
             flush=True,
         )
 
-    def partial_save(self, saved: PartialSave) -> None:
+    def partial_save(self, saved: PartialSave, *, interrupted: bool) -> None:
         for error in saved.errors:
             print(f"ERROR: {error}", file=sys.stderr)
-        if saved.saved:
-            sys.stdout.flush()
-            print(f"Saved to {saved.where} before stopping, incomplete: {', '.join(saved.saved)}", file=sys.stderr)
+        sys.stdout.flush()
+        print(stop_line(saved, "Interrupted" if interrupted else "Stopped"), file=sys.stderr)
+
+
+def stop_line(saved: PartialSave, head: str) -> str:
+    """The one line that says what a stopped run saved and what it did not."""
+    if not saved.complete and not saved.incomplete:
+        return f"{head} before any worker finished: nothing was saved"
+    marked = ", marked incomplete" if saved.where else ""
+    kept = [f"{name} (complete)" for name in saved.complete]
+    kept += [f"{name} ({done} of {total} processes{marked})" for name, done, total in saved.incomplete]
+    where = f"saved to {saved.where}" if saved.where else "nothing was saved (no -o)"
+    line = f"{head}: {where}: {', '.join(kept)}"
+    if saved.not_run:
+        line += f"; not run: {', '.join(saved.not_run)}"
+    return line
 
 
 def lock_command(program_args: Sequence[str]) -> list[str]:

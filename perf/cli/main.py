@@ -54,6 +54,9 @@ ERROR_EXIT_STATUS = 1
 
 #: exit status of a run stopped by --timeout (pyperformance relies on it)
 TIMEOUT_EXIT_STATUS = 124
+#: exit status of a command stopped by Ctrl-C (128 + SIGINT, as a shell
+#: reports a process killed by it)
+INTERRUPTED_EXIT_STATUS = 130
 
 
 def exit_status(error: PerfError) -> int:
@@ -185,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exit_status(exc)
     except KeyboardInterrupt:
         print("Interrupted: exit", file=sys.stderr)
-        return 1
+        return INTERRUPTED_EXIT_STATUS
     except BrokenPipeError:
         _silence_stdout()
         return 1

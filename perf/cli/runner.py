@@ -18,10 +18,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, NoReturn, Sequence
 
-from perf.cli.main import ERROR_EXIT_STATUS, TIMEOUT_EXIT_STATUS, USAGE_EXIT_STATUS, ArgumentParser, fail, fail_on
-from perf.errors import PerfError, UsageError, WorkerTimeoutError
+from perf.cli.main import (
+    ERROR_EXIT_STATUS,
+    INTERRUPTED_EXIT_STATUS,
+    TIMEOUT_EXIT_STATUS,
+    USAGE_EXIT_STATUS,
+    ArgumentParser,
+    fail,
+    fail_on,
+)
+from perf.errors import BenchmarkFailedError, PerfError, UsageError, WorkerTimeoutError
 from perf.measure.options import AUTO, GivenBudget, RunMode, RunOptions
 from perf.measure.sides import command_program
 from perf.measure.tasks import Task
@@ -264,12 +272,56 @@ class Runner:
         try:
             return self._run(index, name)
         except KeyboardInterrupt:
-            print("\nBenchmark interrupted: exit", file=sys.stderr)
-            sys.exit(1)
+            self._interrupted()
+        except BenchmarkFailedError as exc:
+            self._failed(index, exc)
+            return None
         except WorkerTimeoutError as exc:
             fail(str(exc), TIMEOUT_EXIT_STATUS)
         except PerfError as exc:
             fail_on(exc)
+
+    def _interrupted(self) -> NoReturn:
+        """Ctrl-C: one line saying what was saved (the session saved every
+        process that finished), then exit with status 130."""
+        from perf.cli.display import stop_line
+
+        assert self.session is not None
+        if self.session.stopped is None:  # between two benchmarks, or before the first worker
+            sys.stdout.flush()
+            print(stop_line(self.session.report(), "Interrupted"), file=sys.stderr)
+        sys.exit(INTERRUPTED_EXIT_STATUS)
+
+    def _failed(self, index: int, exc: BenchmarkFailedError) -> None:
+        """A benchmark of the script failed, the others ran: say so now; the
+        last benchmark of the script exits with status 1 (124 when a worker
+        ran longer than --timeout) after the results of the others."""
+        assert self.session is not None
+        if len(self.session.declared) == 1:
+            fail(str(exc), self._failure_status())
+        sys.stdout.flush()
+        print(f"ERROR: {exc}", file=sys.stderr)
+        if self.session.is_last(index):
+            self._exit_failed()
+
+    def _failure_status(self) -> int:
+        assert self.session is not None
+        timeouts = [
+            failure for failure in self.session.failures.values() if isinstance(failure.error, WorkerTimeoutError)
+        ]
+        return TIMEOUT_EXIT_STATUS if timeouts else ERROR_EXIT_STATUS
+
+    def _exit_failed(self) -> NoReturn:
+        """The script declared its last benchmark, and some failed."""
+        assert self.session is not None
+        session = self.session
+        names = ", ".join(map(repr, session.failures))
+        message = f"{len(session.failures)} of {len(session.declared)} benchmarks failed: {names}"
+        others = len(session.declared) - len(session.failures)
+        if session.writer.path and others:
+            which = "the other one was" if others == 1 else f"the {others} others were"
+            message += f"; {which} saved to {' and '.join(session.writer.paths)}"
+        fail(message, self._failure_status())
 
     def _worker(self, task: Task, options: RunOptions) -> Benchmark:
         from perf.cli.worker import run_worker
@@ -294,7 +346,10 @@ class Runner:
         from perf.cli.display import show_results
 
         assert self.session is not None
-        suite = self.mode == "script" and not self.options.no_shuffle
-        results = self.session.run_declared(index, name, self._planned, suite=suite)
+        listed = self.mode == "script"
+        shuffle = listed and not self.options.no_shuffle
+        results = self.session.run_declared(index, name, self._planned, listed=listed, shuffle=shuffle)
         show_results(name if self._show_name else None, results, self.options, self.session.plan.labels)
+        if self.session.failures and self.session.is_last(index):
+            self._exit_failed()
         return results[0] if len(results) == 1 else None

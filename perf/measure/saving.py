@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
 from perf.errors import IncompatibleRunError, PerfError, ResultFileError
 from perf.measure.sides import output_paths
+from perf.model.metadata import INCOMPLETE_KEY
 
 if TYPE_CHECKING:
     from perf.measure.options import RunOptions
@@ -24,13 +25,33 @@ if TYPE_CHECKING:
     from perf.model.suite import BenchmarkSuite
 
 
-class PartialSave(NamedTuple):
-    """What :meth:`ResultWriter.save_partial` kept of a stopped suite."""
+class Measured(NamedTuple):
+    """What the workers of one benchmark measured when its run stopped."""
 
-    #: the files written (one per side)
+    name: str
+    #: the processes (pairs, rounds) planned
+    total: int
+    #: the processes every side finished
+    done: int
+    #: the runs of each side (None: none)
+    benchmarks: Sequence[Benchmark | None]
+    #: why it stopped early (``interrupted after 8 of 24 processes``), saved
+    #: as :data:`INCOMPLETE_KEY`; ``""``: it is complete
+    incomplete: str
+
+
+class PartialSave(NamedTuple):
+    """What :meth:`ResultWriter.save_partial` kept of a stopped run."""
+
+    #: the files written (one per side); empty: the run writes no file
     where: str
-    #: ``name (k of n processes)`` for each benchmark saved
-    saved: list[str]
+    #: the benchmarks saved complete
+    complete: list[str]
+    #: (name, processes finished, processes planned) of each benchmark saved
+    #: marked incomplete
+    incomplete: list[tuple[str, int, int]]
+    #: the benchmarks without a finished process: nothing saved
+    not_run: list[str]
     #: the files that could not take their runs
     errors: list[str]
 
@@ -140,24 +161,37 @@ class ResultWriter:
         if errors:
             raise ResultFileError(None, "; ".join(errors))
 
-    def save_partial(self, measured: Iterable[tuple[str, int, Sequence[Benchmark | None]]]) -> PartialSave | None:
-        """A shuffled suite failed or was interrupted: its benchmarks all
-        ran some workers, so save those runs rather than lose them.
-        *measured*: (name, processes planned, runs of each side so far).
-        None when the run writes no file."""
-        if not self.path:
-            return None
-        saved: list[str] = []
-        errors: list[str] = []
-        for name, total, benchmarks in measured:
-            for side, benchmark in enumerate(benchmarks):
-                if benchmark is None:
-                    continue
-                try:
-                    self.save(benchmark, side if len(benchmarks) > 1 else None)
-                except PerfError as exc:
-                    errors.append(str(exc))
-            counts = [len(benchmark.get_process_means()) if benchmark else 0 for benchmark in benchmarks]
-            if any(counts):
-                saved.append(f"{name} ({' and '.join(map(str, counts))} of {total} processes)")
-        return PartialSave(" and ".join(self.paths), saved, errors)
+    def save_partial(self, measured: Iterable[Measured]) -> PartialSave:
+        """A run failed or was interrupted: save the processes its workers
+        finished rather than lose them, the runs of an unfinished benchmark
+        marked :data:`INCOMPLETE_KEY`, and say what was saved (without a
+        file, what would have been).  Writes are atomic: a second Ctrl-C
+        during the save leaves every file as it was before that write."""
+        saved = PartialSave(" and ".join(self.paths), [], [], [], [])
+        for item in measured:
+            if not any(item.benchmarks):
+                saved.not_run.append(item.name)
+                continue
+            for side, benchmark in enumerate(item.benchmarks):
+                if benchmark is not None and self.path:
+                    kept = mark_incomplete(benchmark, item.incomplete) if item.incomplete else benchmark
+                    try:
+                        self.save(kept, side if len(item.benchmarks) > 1 else None)
+                    except PerfError as exc:
+                        saved.errors.append(str(exc))
+            if item.incomplete:
+                saved.incomplete.append((item.name, item.done, item.total))
+            else:
+                saved.complete.append(item.name)
+        return saved
+
+
+def mark_incomplete(benchmark: Benchmark, note: str) -> Benchmark:
+    """A copy of *benchmark* whose runs say that its run stopped early
+    (*note*, such as ``interrupted after 8 of 24 processes``): a string
+    metadata value, which pyperf loads and shows like any other."""
+    from perf.model.benchmark import Benchmark
+
+    marked = Benchmark(benchmark.get_runs())
+    marked.update_metadata({INCOMPLETE_KEY: note})
+    return marked

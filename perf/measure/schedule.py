@@ -134,6 +134,8 @@ class ScheduledBenchmark:
         self.shared_loops = shared_loops
         self.count = 0
         self.finished = False
+        #: why it stopped early (a worker failed), in a run that keeps going
+        self.error: WorkerError | None = None
         self._orders = random.Random(pair_seed)
 
     def _order(self) -> Sequence[int]:
@@ -167,8 +169,24 @@ class ScheduledBenchmark:
         return [recorder.result() for recorder in self.recorders]
 
     def measured(self) -> list[Benchmark | None]:
-        """The runs of each side so far (None: no worker finished)."""
-        return [recorder.benchmark for recorder in self.recorders]
+        """The runs of each side so far (None: no worker finished); with
+        several sides, only the pairs (rounds) every side finished: a pair
+        is the unit of an interleaved comparison."""
+        if len(self.recorders) == 1:
+            return [self.recorders[0].benchmark]
+        return [_first_pairs(recorder.benchmark, self.processes()) for recorder in self.recorders]
+
+    def processes(self) -> int:
+        """How many workers (pairs, rounds) every side finished."""
+        return min(recorder.count for recorder in self.recorders)
+
+
+def _first_pairs(benchmark: Benchmark | None, pairs: int) -> Benchmark | None:
+    """The runs of *benchmark* from its first *pairs* pairs (None: none)."""
+    if benchmark is None or not pairs:
+        return None
+    runs = [run for run in benchmark.get_runs() if run._get(PAIR_KEY, 0) <= pairs]
+    return Benchmark(runs)
 
 
 def run_schedule(
@@ -178,6 +196,7 @@ def run_schedule(
     shuffle: bool = False,
     rule: StoppingRule | None = None,
     on_progress: Callable[[int, Progress], None] | None = None,
+    keep_going: bool = False,
 ) -> None:
     """Run the workers of *entries* (benchmarks) in rounds: each round runs
     one worker (one pair) of every unfinished benchmark.  With *shuffle* (a
@@ -188,9 +207,10 @@ def run_schedule(
     after its *total* workers, or earlier when *rule* (--target-precision)
     finds its interval precise enough.  *on_progress* gets the side and
     the progress: of the benchmark alone, or of all workers when there are
-    several benchmarks."""
+    several benchmarks.  *keep_going*: a benchmark whose worker fails
+    stops (its :attr:`ScheduledBenchmark.error`) and the others go on;
+    otherwise the WorkerError stops them all."""
     order = random.Random(f"order:{seed}")
-    planned = sum(entry.total * len(entry.recorders) for entry in entries)
     done = 0
     start = time.monotonic()
     active = list(entries)
@@ -209,10 +229,25 @@ def run_schedule(
                 if len(entries) == 1:
                     on_progress(side, Progress(entry.name, entry.count, entry.total, output, elapsed))
                 else:
-                    on_progress(side, Progress(f"{len(entries)} benchmarks", done, planned, output, elapsed))
+                    on_progress(side, Progress(f"{len(entries)} benchmarks", done, _planned(entries), output, elapsed))
 
-            entry.step(metadata, rule, on_output)
+            try:
+                entry.step(metadata, rule, on_output)
+            except WorkerError as exc:
+                if not keep_going:
+                    raise
+                entry.error = exc
+                entry.finished = True
         active = [entry for entry in active if not entry.finished]
+
+
+def _planned(entries: Sequence[ScheduledBenchmark]) -> int:
+    """The workers *entries* will run: all planned, except those a failed
+    benchmark will not run."""
+    return sum(
+        entry.total * len(entry.recorders) if entry.error is None else sum(rec.count for rec in entry.recorders)
+        for entry in entries
+    )
 
 
 def plan_benchmarks(

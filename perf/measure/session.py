@@ -27,13 +27,13 @@ import random
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from perf.errors import CpuBusyError, WorkerError
+from perf.errors import BenchmarkFailedError, CpuBusyError, WorkerError
 from perf.measure.options import stopping_rule
 from perf.measure.plan import RunPlan
-from perf.measure.saving import PartialSave, PlannedRun, ResultWriter
+from perf.measure.saving import Measured, PartialSave, PlannedRun, ResultWriter, mark_incomplete
 
 if TYPE_CHECKING:
-    from perf.measure.schedule import Progress
+    from perf.measure.schedule import Progress, ScheduledBenchmark
     from perf.measure.workers import WorkerLauncher
     from perf.model.benchmark import Benchmark
     from perf.platform.lock import CpuLock, Holder
@@ -51,8 +51,9 @@ class SessionEvents:
     def starting(self) -> None:
         """The CPUs are locked: the first worker is about to start."""
 
-    def partial_save(self, saved: PartialSave) -> None:
-        """A stopped suite: what was saved of it, and what could not be."""
+    def partial_save(self, saved: PartialSave, *, interrupted: bool) -> None:
+        """A stopped run (Ctrl-C, or an error): what was saved of it, what
+        was not, and the files that could not take their runs."""
 
     def finished(self) -> None:
         """The workers of a :meth:`Session.run` stopped (done or not)."""
@@ -86,9 +87,15 @@ class Session:
         self._launchers: list[WorkerLauncher] | None = None
         self._lock: CpuLock | None = None
         self._local_metadata: dict[str, Any] | None = None
-        #: a shuffled suite: its benchmarks' names and results (per side)
-        self._suite: list[str] = []
-        self._results: list[list[Benchmark]] = []
+        #: a script's benchmarks, in the order it declares them (listed by a
+        #: worker; the first one alone when not listed)
+        self.declared: list[str] = []
+        #: the results (per side) of the script's benchmarks run so far
+        self._results: dict[str, list[Benchmark]] = {}
+        #: the benchmarks of the script that failed, and what was kept of them
+        self.failures: dict[str, BenchmarkFailedError] = {}
+        #: what was saved of a run stopped by Ctrl-C or an error
+        self.stopped: PartialSave | None = None
 
     def launchers(self) -> list[WorkerLauncher]:
         """The :class:`~perf.measure.workers.WorkerLauncher` of each side."""
@@ -171,40 +178,59 @@ class Session:
     # -- running -----------------------------------------------------------------
 
     def run_declared(
-        self, index: int, name: str, planned: Callable[[str], PlannedRun], *, suite: bool
+        self, index: int, name: str, planned: Callable[[str], PlannedRun], *, listed: bool, shuffle: bool
     ) -> list[Benchmark]:
         """The results (per side) of benchmark number *index* of a script,
         as the script declares them one after another.  The first one checks
-        the --append files, takes the CPU lock and, in a *suite* (a script
-        whose benchmarks can be shuffled), lists them all through a worker
-        and runs them all now, in shuffled rounds; the next ones are looked
-        up.  Otherwise each runs when declared.  *planned(name)*: what its
-        workers will record."""
+        the --append files and takes the CPU lock; when *listed* (a bench
+        script), a worker lists every benchmark first, and with *shuffle*
+        they all run now, in shuffled rounds, the next ones being looked up.
+        Otherwise each runs when declared.  *planned(name)*: what its
+        workers will record.
+
+        A benchmark whose worker fails does not stop the others: its
+        processes that finished are saved marked incomplete, and it raises
+        :class:`~perf.errors.BenchmarkFailedError` when it is declared;
+        :attr:`failures` holds them all, :meth:`is_last` says when the
+        script declared its last benchmark."""
         if index == 0:
             self.check_appends([name], planned)  # before waiting for the lock
             self.lock()
             self.events.starting()
-            names = self._listed(name) if suite else [name]
-            if len(names) > 1:
-                self.check_appends(names[1:], planned)
-                self._suite = names
-                self._results = self.run(list(enumerate(names)), shuffle=True)
-        if not self._results:
+            self.declared = self._listed(name) if listed else [name]
+            if len(self.declared) > 1:
+                self.check_appends(self.declared[1:], planned)
+                if shuffle:
+                    self._run_script(list(enumerate(self.declared)), shuffle=True)
+        if listed and (index >= len(self.declared) or self.declared[index] != name):
+            found = self.declared[index] if index < len(self.declared) else "nothing"
+            raise WorkerError(
+                f"benchmark {index + 1} of the script is {name!r}, but the worker that listed the "
+                f"benchmarks found {found!r} there: does the script declare the same benchmarks in "
+                "every process (custom options must reach workers through add_cmdline_args)?"
+            )
+        if name not in self._results and name not in self.failures:
             if index:
                 self.check_appends([name], planned)
-            return self.run([(index, name)])[0]
-        if index < len(self._suite) and self._suite[index] == name:
-            return self._results[index]
-        listed = self._suite[index] if index < len(self._suite) else "nothing"
-        raise WorkerError(
-            f"benchmark {index + 1} of the script is {name!r}, but the worker that listed the "
-            f"benchmarks found {listed!r} there: does the script declare the same benchmarks in "
-            "every process (custom options must reach workers through add_cmdline_args)?"
-        )
+            self._run_script([(index, name)], shuffle=False)
+        if name in self.failures:
+            raise self.failures[name]
+        return self._results[name]
+
+    def report(self) -> PartialSave:
+        """What the script's benchmarks run so far saved (and which did not
+        run): the state of a run interrupted between two of them."""
+        done = [name for name in self.declared if name in self._results]
+        not_run = [name for name in self.declared if name not in self._results and name not in self.failures]
+        return PartialSave(" and ".join(self.writer.paths), done, [], not_run, [])
+
+    def is_last(self, index: int) -> bool:
+        """Benchmark number *index* is the last one the script declares."""
+        return index >= len(self.declared) - 1
 
     def _listed(self, name: str) -> list[str]:
         """The benchmarks of a bench script, listed by a worker before the
-        first runs so that they can be shuffled."""
+        first runs (to shuffle them, to know which one is the last)."""
         names = self.list_benchmarks()
         if names[0] != name or len(set(names)) != len(names):
             raise WorkerError(
@@ -213,6 +239,23 @@ class Session:
                 "(custom options must reach workers through add_cmdline_args)?"
             )
         return names
+
+    def _run_script(self, benchmarks: Sequence[tuple[int, str]], *, shuffle: bool) -> None:
+        """Run benchmarks of a script, going on when one fails: the results
+        land in :attr:`_results`; a failure, with what was saved of it, in
+        :attr:`failures`."""
+        entries = self._run_entries(benchmarks, shuffle=shuffle, seed=None, shared_loops=False, keep_going=True)
+        for entry in entries:
+            if entry.error is None:
+                self._results[entry.name] = entry.results()
+                continue
+            kept = ""
+            if self.writer.path and entry.processes():
+                kept = (
+                    f"{entry.processes()} of {entry.total} processes of {entry.name!r} saved to "
+                    f"{' and '.join(self.writer.paths)}, marked incomplete"
+                )
+            self.failures[entry.name] = BenchmarkFailedError(entry.name, entry.error, kept)
 
     def run(
         self,
@@ -226,24 +269,68 @@ class Session:
         every side.  *shuffle*: a suite, in shuffled rounds.  *seed* (default:
         a fresh one) decides the orders, and is recorded.  *shared_loops*:
         every side uses the loops the first worker calibrated.  Every result
-        is saved, even when one file fails; a suite that fails or is stopped
-        saves what its workers measured (reported to the events)."""
+        is saved, even when one file fails; a run that fails or is stopped
+        saves what its workers finished (reported to the events), then
+        raises."""
+        entries = self._run_entries(benchmarks, shuffle=shuffle, seed=seed, shared_loops=shared_loops)
+        return [entry.results() for entry in entries]
+
+    def _run_entries(
+        self,
+        benchmarks: Sequence[tuple[int, str]],
+        *,
+        shuffle: bool,
+        seed: int | None,
+        shared_loops: bool,
+        keep_going: bool = False,
+    ) -> list[ScheduledBenchmark]:
+        """:meth:`run`, and save the benchmarks that finished; with
+        *keep_going*, a failed benchmark (its ``error``) does not stop the
+        others, and is left to the caller."""
         from perf.measure.schedule import plan_benchmarks, run_schedule
 
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
         entries = plan_benchmarks(self.launchers(), benchmarks, seed, shared_loops)
+        rule = stopping_rule(self.options)
         try:
-            rule = stopping_rule(self.options)
-            run_schedule(entries, seed, shuffle=shuffle, rule=rule, on_progress=self.events.progress)
-        except BaseException:
+            run_schedule(
+                entries, seed, shuffle=shuffle, rule=rule, on_progress=self.events.progress, keep_going=keep_going
+            )
+        except BaseException as exc:
             self.events.finished()
-            if shuffle:
-                partial = self.writer.save_partial((entry.name, entry.total, entry.measured()) for entry in entries)
-                if partial is not None:
-                    self.events.partial_save(partial)
+            self._save_stopped(entries, "interrupted" if isinstance(exc, KeyboardInterrupt) else "stopped")
             raise
         self.events.finished()
-        results = [entry.results() for entry in entries]
-        self.writer.save_all(results)
-        return results
+        self.writer.save_all(_kept(entry) for entry in entries)  # in their order, a failed one marked
+        return entries
+
+    def _save_stopped(self, entries: Sequence[ScheduledBenchmark], reason: str) -> None:
+        """Save what the workers of a run stopped by *reason* finished, and
+        report it; the benchmarks the script declares that did not run yet
+        count as not run."""
+        reached = {entry.name for entry in entries} | set(self._results) | set(self.failures)
+        unreached = [Measured(name, 0, 0, [None], "") for name in self.declared if name not in reached]
+        self.stopped = self.writer.save_partial([*(_measured(entry, reason) for entry in entries), *unreached])
+        # the benchmarks run before these ones were saved then
+        self.stopped.complete[:0] = [name for name in self.declared if name in self._results]
+        self.events.partial_save(self.stopped, interrupted=reason == "interrupted")
+
+
+def _kept(entry: ScheduledBenchmark) -> list[Benchmark]:
+    """The results of *entry* to save: all of them, or, when a worker
+    failed, the processes that finished, marked incomplete."""
+    if entry.error is None:
+        return entry.results()
+    measured = _measured(entry, "failed")
+    return [mark_incomplete(benchmark, measured.incomplete) for benchmark in measured.benchmarks if benchmark]
+
+
+def _measured(entry: ScheduledBenchmark, reason: str) -> Measured:
+    """What *entry*'s workers finished; unless it is complete (it ran them
+    all, or its stopping rule was met, and none failed), why it stopped."""
+    done = entry.processes()
+    complete = entry.finished and entry.error is None
+    reason = "failed" if entry.error is not None else reason
+    incomplete = "" if complete else f"{reason} after {done} of {entry.total} processes"
+    return Measured(entry.name, entry.total, done, entry.measured(), incomplete)

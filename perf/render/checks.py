@@ -131,6 +131,15 @@ def _precision(check: Check, benchmark: Benchmark) -> str:
     return text
 
 
+def _incomplete(check: Check, benchmark: Benchmark) -> str:
+    count, nprocesses, notes = check.values
+    which = "all" if count == nprocesses else f"{count} of {nprocesses}"
+    return (
+        f"incomplete: {which} processes come from a run that stopped early ({'; '.join(notes)}): "
+        "fewer processes than planned"
+    )
+
+
 def _lost_cpu(check: Check, benchmark: Benchmark) -> str:
     count, nprocesses, switches = check.values
     return (
@@ -150,6 +159,7 @@ def _loop_overhead(check: Check, benchmark: Benchmark) -> str:
 
 
 _FORMATTERS: dict[str, Callable[[Check, Benchmark], str]] = {
+    "incomplete": _incomplete,
     "stdev": _stdev,
     "sample_size": _sample_size,
     "min": _min_max,

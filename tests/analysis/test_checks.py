@@ -325,3 +325,21 @@ def test_a_suite_of_200_benchmarks_is_cheap() -> None:
     # about 20 ms on a laptop; generous for slow CI machines and PyPy warmup
     assert elapsed < 2.0
     assert math.isfinite(elapsed)
+
+
+# --- how the result was recorded ---------------------------------------------------
+
+
+def test_runs_saved_from_a_stopped_run_are_reported_first() -> None:
+    note = "interrupted after 6 of 20 processes"
+    benchmark = Benchmark([make_run(steady(process), incomplete=note) for process in range(6)])
+    assert check_benchmark(benchmark)[0] == Check("incomplete", (6, 6, (note,)))
+    assert is_warning(check_benchmark(benchmark)[0])
+    # runs appended later, complete, dilute it: each note once, in order
+    runs = [make_run((1.0,), incomplete="failed after 1 of 3 processes"), *benchmark.get_runs()]
+    runs += [make_run(steady(process)) for process in range(4)]
+    assert check_benchmark(Benchmark(runs))[0] == Check("incomplete", (7, 11, ("failed after 1 of 3 processes", note)))
+
+
+def test_a_complete_run_has_no_incomplete_check() -> None:
+    assert "incomplete" not in codes(check_benchmark(stable_benchmark(), check_too_many_processes=True))

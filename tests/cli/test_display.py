@@ -6,7 +6,8 @@ import io
 
 import pytest
 
-from perf.cli.display import ProgressLine, _format_left, sample_printer
+from perf.cli.display import ProgressLine, _format_left, sample_printer, stop_line
+from perf.measure.saving import PartialSave
 from perf.measure.schedule import Progress
 from perf.measure.tasks import Task
 from perf.measure.workers import WorkerOutput
@@ -242,3 +243,28 @@ def test_sample_printers_count_separately(capsys):
     first("value", 1, 1.0)
     second("value", 1, 1.0)
     assert [line.split(":")[0] for line in capsys.readouterr().out.splitlines()] == ["Value 1", "Value 2", "Value 1"]
+
+
+# -- what a stopped run saved ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("saved", "expected"),
+    [
+        (
+            PartialSave("t.json", [], [("timeit", 8, 24)], [], []),
+            "Interrupted: saved to t.json: timeit (8 of 24 processes, marked incomplete)",
+        ),
+        (
+            PartialSave("s.json", ["a"], [("b", 1, 3)], ["c", "d"], []),
+            "Interrupted: saved to s.json: a (complete), b (1 of 3 processes, marked incomplete); not run: c, d",
+        ),
+        (
+            PartialSave("", [], [("timeit", 8, 24)], [], []),
+            "Interrupted: nothing was saved (no -o): timeit (8 of 24 processes)",
+        ),
+        (PartialSave("t.json", [], [], ["timeit"], []), "Interrupted before any worker finished: nothing was saved"),
+    ],
+)
+def test_stop_line_says_what_was_saved_and_what_was_not(saved, expected):
+    assert stop_line(saved, "Interrupted") == expected

@@ -44,14 +44,14 @@ def test_malformed_file_is_one_error_line(tmp_path, capsys):
     assert capsys.readouterr().err == f"ERROR: {path}: benchmarks: the array is empty\n"
 
 
-def test_keyboard_interrupt_exits_one(monkeypatch, capsys):
+def test_keyboard_interrupt_exits_130(monkeypatch, capsys):
     import perf.cli.show
 
     def interrupted(args):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(perf.cli.show, "run", interrupted)
-    assert main(["show", "x.json"]) == 1
+    assert main(["show", "x.json"]) == 130  # 128 + SIGINT, as a shell reports it
     assert capsys.readouterr().err == "Interrupted: exit\n"
 
 

@@ -12,6 +12,7 @@ import math
 import pytest
 
 from perf.analysis.benchmarks import PAIR_KEY, SEED_KEY
+from perf.errors import WorkerError
 from perf.measure.schedule import (
     POSITION_KEY,
     ROUND_KEY,
@@ -32,17 +33,23 @@ class FakeRecorder:
     *log* as ``(name, side, metadata)``; the n-th worker's value is
     ``values[n]`` (cycling), 1.0 by default."""
 
-    def __init__(self, name, log, side=0, values=(1.0,)):
+    def __init__(self, name, log, side=0, values=(1.0,), *, fails_at=None, error=None):
         self.name = name
         self.log = log
         self.side = side
         self.values = values
         self.benchmark = None
+        self.count = 0
+        #: the worker number (1-based) that raises *error*, as a failing worker does
+        self.fails_at = fails_at
+        self.error = error
 
     def run_worker(self, metadata=None):
         metadata = dict(metadata or {})
-        count = 0 if self.benchmark is None else self.benchmark.get_nrun()
-        value = self.values[count % len(self.values)]
+        if self.count + 1 == self.fails_at:
+            raise self.error or WorkerError(f"worker {self.fails_at} of {self.name!r} failed")
+        value = self.values[self.count % len(self.values)]
+        self.count += 1
         self.log.append((self.name, self.side, metadata))
         run = Run([value], metadata={"name": self.name, "loops": 1, **metadata}, collect_metadata=False)
         sent = Benchmark([run])
@@ -296,3 +303,54 @@ def test_minimum_is_kept_even_when_precise_at_once(minimum):
     [unit] = single_units(["a"], log, 10)
     run_schedule([unit], minimum, rule=rule)
     assert unit.count == minimum
+
+
+# -- a failing worker, an interrupted run -----------------------------------------
+
+
+def test_a_failing_benchmark_stops_the_whole_schedule_by_default():
+    log = []
+    units = single_units(["a", "b"], log, 3)
+    units[1].recorders[0].fails_at = 2
+    with pytest.raises(WorkerError, match="worker 2 of 'b' failed"):
+        run_schedule(units, 1, shuffle=True)
+    assert len(log) < 6
+
+
+def test_keep_going_runs_the_others_to_completion_in_their_rounds():
+    log = []
+    progress = []
+    units = single_units(["a", "b", "c"], log, 4)
+    units[1].recorders[0].fails_at = 2
+    run_schedule(units, 7, shuffle=True, keep_going=True, on_progress=lambda side, p: progress.append(p))
+    assert [unit.count for unit in units] == [4, 2, 4]  # b stopped in its second round
+    assert [unit.error is None for unit in units] == [True, False, True]
+    assert str(units[1].error) == "worker 2 of 'b' failed"
+    assert units[1].processes() == 1
+    assert [sorted(names) for names in rounds_of(log)] == [["a", "b", "c"], ["a", "c"], ["a", "c"], ["a", "c"]]
+    # the progress counts what will run: b's last two workers never will
+    assert [(p.done, p.total) for p in progress][-1] == (9, 9)
+
+
+def test_keep_going_without_shuffle_keeps_the_order():
+    log = []
+    units = single_units(["a", "b", "c"], log, 2)
+    units[0].recorders[0].fails_at = 1
+    run_schedule(units, 7, keep_going=True)
+    assert units[0].measured() == [None]
+    assert [unit.count for unit in units[1:]] == [2, 2]
+
+
+def test_a_stopped_pair_keeps_only_the_pairs_both_sides_finished():
+    log = []
+    unit = pair_unit("x", log, 6, 4321)
+    # the side that runs second in pair 3 is interrupted
+    second = pair_order(4321, 6)[2][1]
+    unit.recorders[second].fails_at = 3
+    unit.recorders[second].error = KeyboardInterrupt()
+    with pytest.raises(KeyboardInterrupt):
+        run_schedule([unit], 4321, keep_going=True)
+    assert unit.processes() == 2
+    assert [recorder.count for recorder in unit.recorders] == [3 if side != second else 2 for side in (0, 1)]
+    for kept in unit.measured():
+        assert [run.get_metadata()[PAIR_KEY] for run in kept.get_runs()] == [1, 2]

@@ -258,6 +258,18 @@ def test_constructed_benchmarks_match_pyperf(index: int) -> None:
             "second",
             "steady state: 4 warmup, 1 flat, 1 no steady state",
         ),
+        (
+            Check("incomplete", (8, 8, ("interrupted after 8 of 24 processes",))),
+            "second",
+            "incomplete: all processes come from a run that stopped early (interrupted after 8 of 24 "
+            "processes): fewer processes than planned",
+        ),
+        (
+            Check("incomplete", (2, 5, ("failed after 1 of 3 processes", "interrupted after 1 of 2 processes"))),
+            "second",
+            "incomplete: 2 of 5 processes come from a run that stopped early (failed after 1 of 3 processes; "
+            "interrupted after 1 of 2 processes): fewer processes than planned",
+        ),
     ],
 )
 def test_format_check(check: Check, unit: str, expected: str) -> None:
