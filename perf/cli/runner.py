@@ -5,8 +5,10 @@ decides whether this process is the parent (a :class:`perf.measure.session.Sessi
 runs the workers, then the Runner prints and exits) or a worker (measure
 one benchmark and send it through the pipe, or run in place with
 ``--worker`` alone: print it and save it to ``-o``/``--append``).  Exit
-status: 2 for a usage error (a bad option), 1 for any other error, 124
-for ``--timeout``.
+status: 2 for a usage error (a bad option), 1 for any other error (a
+benchmark that failed while the others ran: after the script's last
+benchmark), 124 for ``--timeout``, 130 for Ctrl-C (what finished is saved
+first).
 
 Keyword-compatible with ``pyperf.Runner`` (doc/compatibility.rst, the
 Runner): a script written for pyperf runs unchanged with ``import perf as
