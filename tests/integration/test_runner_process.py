@@ -340,23 +340,26 @@ def test_ctrl_c_keeps_the_pairs_both_sides_finished(tmp_path):
     assert f"({len(pairs[0])} of 30 processes, marked incomplete)" in stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.parametrize("options", [[], ["--no-shuffle"]])
 @pytest.mark.parametrize(
-    ("options", "message"),
+    ("liar", "message"),
     [
-        (["--no-shuffle"], "ERROR: worker 1/2 of 'f' sent an invalid result: "),
-        ([], "ERROR: the worker listing the script's benchmarks sent an invalid list: "),
+        ("args.worker_list", "ERROR: the worker listing the script's benchmarks sent an invalid list: "),
+        ("not args.worker_list", "ERROR: worker 1/2 of 'f' sent an invalid result: "),
     ],
 )
-def test_garbage_on_the_pipe(tmp_path, options, message):
+def test_garbage_on_the_pipe(tmp_path, options, liar, message):
+    """In both orders, a worker of a bench script first lists its
+    benchmarks, then others measure them: garbage from either is an error."""
     bench = script(
         tmp_path,
-        """
+        f"""
         import os
         import perf
 
         runner = perf.Runner()
         args = runner.parse_args()
-        if args.pipe is not None:
+        if args.pipe is not None and {liar}:
             os.write(args.pipe, b"this is not JSON")
             os._exit(0)
         runner.bench_func("f", sum, [1])
@@ -604,7 +607,8 @@ def test_timeit_several_statements_and_duplicate(tmp_path):
 
 
 def test_a_worker_measuring_another_benchmark_is_an_error(tmp_path):
-    """A custom option that does not reach the workers changes the name."""
+    """A custom option that does not reach the workers changes the name:
+    in both orders, the worker listing the benchmarks finds it out first."""
     bench = script(
         tmp_path,
         """
@@ -616,16 +620,31 @@ def test_a_worker_measuring_another_benchmark_is_an_error(tmp_path):
         runner.bench_func(f"sorted({args.size})", sorted, range(args.size))
         """,
     )
-    result = run([sys.executable, str(bench), *FAST, "--size", "5000", "--no-shuffle"], tmp_path)
-    assert result.returncode == 1
-    assert result.stderr.startswith("ERROR: worker 1/2 of 'sorted(5000)' measured 'sorted(1000)' instead: ")
-    # by default, the worker listing the benchmarks finds it out first
-    result = run([sys.executable, str(bench), *FAST, "--size", "5000"], tmp_path)
-    assert result.returncode == 1
-    assert result.stderr.startswith(
-        "ERROR: the worker that listed the script's benchmarks found 'sorted(1000)', but the script starts with "
-        "'sorted(5000)': "
+    for options in ([], ["--no-shuffle"]):
+        result = run([sys.executable, str(bench), *FAST, "--size", "5000", *options], tmp_path)
+        assert result.returncode == 1
+        assert result.stderr.startswith(
+            "ERROR: the worker that listed the script's benchmarks found 'sorted(1000)', but the script starts "
+            "with 'sorted(5000)': "
+        )
+
+
+def test_a_measuring_worker_that_disagrees_with_the_list_is_an_error(tmp_path):
+    """The list agrees, but a measuring worker declares another benchmark."""
+    bench = script(
+        tmp_path,
+        """
+        import perf
+
+        runner = perf.Runner()
+        args = runner.parse_args()
+        measuring = args.worker and not args.worker_list
+        runner.bench_func("other" if measuring else "f", sum, [1])
+        """,
     )
+    result = run([sys.executable, str(bench), *FAST, "--no-shuffle"], tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith("ERROR: worker 1/2 of 'f' measured 'other' instead: ")
 
 
 def test_command_compare_to_interleaves_two_programs(tmp_path):
