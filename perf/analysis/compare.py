@@ -36,29 +36,61 @@ Must not: import anything beyond the standard library and
 from __future__ import annotations
 
 import math
-from typing import NamedTuple, Sequence
+from typing import Final, NamedTuple, Sequence
 
 from perf.analysis.distributions import normal_ppf, student_t_cdf
 from perf.analysis.statistics import mean, variance
 from perf.analysis.student_t_quantile import student_t_ppf
 
-SLOWER = "slower"
-FASTER = "faster"
-SMALL_CHANGE = "small change"
-NO_CHANGE = "no change"
-INCONCLUSIVE = "inconclusive"
-VERDICTS = (SLOWER, FASTER, SMALL_CHANGE, NO_CHANGE, INCONCLUSIVE)
+
+class Verdict:
+    """The names of the verdicts of a :class:`Comparison` (its ``verdict``
+    is one of these plain strings), and the margin they are read against
+    by default.
+
+    A class, so that the modules that lay comparisons out (perf.render,
+    which imports types from perf.analysis, no constant) can name them.
+    """
+
+    SLOWER: Final = "slower"
+    FASTER: Final = "faster"
+    SMALL_CHANGE: Final = "small change"
+    NO_CHANGE: Final = "no change"
+    INCONCLUSIVE: Final = "inconclusive"
+    #: every verdict, in the order of a legend
+    ALL: Final = (SLOWER, FASTER, SMALL_CHANGE, NO_CHANGE, INCONCLUSIVE)
+    #: default equivalence margin: differences under 1 % do not matter
+    DEFAULT_MARGIN: Final = 0.01
+
+
+class Method:
+    """The names of the tests of a :class:`Comparison` (its ``method``)."""
+
+    WELCH: Final = "welch"
+    PAIRED: Final = "paired"
+    RANKS: Final = "mann-whitney"
+    SIGNED_RANKS: Final = "wilcoxon"
+    #: a suite's geometric mean (perf.analysis.suites.combine_comparisons)
+    SUITE: Final = "geometric mean"
+
+
+SLOWER = Verdict.SLOWER
+FASTER = Verdict.FASTER
+SMALL_CHANGE = Verdict.SMALL_CHANGE
+NO_CHANGE = Verdict.NO_CHANGE
+INCONCLUSIVE = Verdict.INCONCLUSIVE
+VERDICTS = Verdict.ALL
 #: verdicts that say the benchmarks differ (the interval excludes 1)
 DIFFERENT = frozenset({SLOWER, FASTER, SMALL_CHANGE})
 
-WELCH = "welch"
-PAIRED = "paired"
-RANKS = "mann-whitney"
-SIGNED_RANKS = "wilcoxon"
-SUITE = "geometric mean"
+WELCH = Method.WELCH
+PAIRED = Method.PAIRED
+RANKS = Method.RANKS
+SIGNED_RANKS = Method.SIGNED_RANKS
+SUITE = Method.SUITE
 
 #: default equivalence margin: differences under 1 % do not matter
-DEFAULT_MARGIN = 0.01
+DEFAULT_MARGIN = Verdict.DEFAULT_MARGIN
 #: the most processes per side ever suggested
 MAX_SUGGESTED_PROCESSES = 10_000
 
@@ -107,6 +139,18 @@ class Adjustment(NamedTuple):
         return self.machine_weight > 0
 
     @property
+    def different_probes(self) -> bool:
+        """True when the machine's speed was not corrected for because the
+        speed probes of the two recordings are of different kinds."""
+        return self.machine_skipped == DIFFERENT_PROBES
+
+    @property
+    def interpreter_probes(self) -> bool:
+        """True when the machine's speed was not corrected for because both
+        probes timed the interpreter under test, and the interpreters differ."""
+        return self.machine_skipped == INTERPRETER_PROBES
+
+    @property
     def raw_ratio(self) -> float:
         """The ratio before any correction."""
         return self.raw.ratio
@@ -148,6 +192,12 @@ class Comparison(NamedTuple):
     def paired(self) -> bool:
         """True for the comparison of the pairs of an interleaved run."""
         return self.method in (PAIRED, SIGNED_RANKS)
+
+    @property
+    def needed_capped(self) -> bool:
+        """True when :attr:`needed_processes` is the most ever suggested
+        (MAX_SUGGESTED_PROCESSES): more would be needed."""
+        return self.needed_processes is not None and self.needed_processes >= MAX_SUGGESTED_PROCESSES
 
     @property
     def corrected(self) -> bool:

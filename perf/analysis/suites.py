@@ -34,7 +34,7 @@ Must not: read files, select benchmarks by name, format text, or print.
 from __future__ import annotations
 
 import math
-from typing import Iterable, NamedTuple, Sequence
+from typing import Final, Iterable, NamedTuple, Sequence
 
 from perf.analysis.benchmarks import compare_benchmarks
 from perf.analysis.compare import (
@@ -58,6 +58,7 @@ __all__ = [
     "Differences",
     "Incompatible",
     "Missing",
+    "Reason",
     "SuiteComparison",
     "benjamini_hochberg",
     "combine_comparisons",
@@ -68,10 +69,21 @@ __all__ = [
     "incompatibility",
 ]
 
+
+class Reason:
+    """Why a benchmark that every file has is not compared (the
+    ``reason`` of an :class:`Incompatible`, a plain string); a class, so
+    that perf.render can name them."""
+
+    NO_VALUES: Final = "no values"
+    DIFFERENT_UNITS: Final = "different units"
+    DIFFERENT_CLOCKS: Final = "different clocks"
+
+
 #: why a benchmark that every file has is not compared
-NO_VALUES = "no values"
-DIFFERENT_UNITS = "different units"
-DIFFERENT_CLOCKS = "different clocks"
+NO_VALUES = Reason.NO_VALUES
+DIFFERENT_UNITS = Reason.DIFFERENT_UNITS
+DIFFERENT_CLOCKS = Reason.DIFFERENT_CLOCKS
 
 
 class BenchmarkComparison(NamedTuple):

@@ -17,8 +17,8 @@ files were recorded on different machines or far apart in time.
 the suite's geometric mean) is slower by more than PCT % with its whole
 interval.
 
-This module parses the options, loads the files, compares them
-(:func:`perf.analysis.suites.compare_suites`), refuses what it cannot
+This module parses the options, loads the files, compares them once
+(:func:`perf.analysis.finished.finish_comparison`), refuses what it cannot
 compare (no benchmark in common, or one that a file has without values,
 in another unit or timed with another clock: an error, exit status 1),
 prints the text of :mod:`perf.render.compare_to` and chooses the exit
@@ -34,7 +34,7 @@ import sys
 from typing import Sequence
 
 from perf.analysis import compare
-from perf.analysis.suites import SuiteComparison, compare_suites
+from perf.analysis.finished import FinishedComparison, find_slowdowns, finish_comparison
 from perf.cli.common import (
     add_benchmark_argument,
     add_correction_argument,
@@ -104,14 +104,15 @@ def _check_options(args: argparse.Namespace) -> None:
         raise UsageError(f"--fail-on-slowdown must be a percentage >= 0, got {args.fail_on_slowdown:g}")
 
 
-def compare_files(suites: Sequence[BenchmarkSuite], args: argparse.Namespace) -> SuiteComparison:
+def compare_files(suites: Sequence[BenchmarkSuite], args: argparse.Namespace) -> FinishedComparison:
     """The benchmarks of ``-b`` (all by default) of each suite compared to
-    the first suite's; a ResultError when a file has none of the names,
-    when the files have no benchmark in common or when one of them cannot
-    be compared."""
+    the first suite's, with the win rates that ``-v`` and ``--win-rate``
+    show; a ResultError when a file has none of the names, when the files
+    have no benchmark in common or when one of them cannot be compared."""
     selected = [select_benchmarks(suite, args.benchmarks) for suite in suites]
-    comparison = compare_suites(selected, args.min_speed / 100, args.robust, args.correct)
-    error = comparison_error(comparison, [str(suite.filename) for suite in suites])
+    win_rates = args.verbose or args.win_rate
+    comparison = finish_comparison(selected, args.min_speed / 100, args.robust, args.correct, win_rates=win_rates)
+    error = comparison_error(comparison.suite, [str(suite.filename) for suite in suites])
     if error is not None:
         raise error
     return comparison
@@ -133,7 +134,8 @@ def format_comparison(suites: Sequence[BenchmarkSuite], args: argparse.Namespace
     output = format_compare_to(suites, comparison, layout)
     slowdowns: list[str] = []
     if args.fail_on_slowdown is not None:
-        slowdowns = format_slowdowns(comparison, layout, args.fail_on_slowdown)
+        found = find_slowdowns(comparison, args.fail_on_slowdown)
+        slowdowns = format_slowdowns(found, layout, comparison.margin, args.fail_on_slowdown)
     return output, slowdowns
 
 

@@ -171,10 +171,10 @@ def print_comparison(name: str | None, labels: Sequence[str], benchmarks: Sequen
     inconclusive verdict does not ask for the pairs a +-1 % interval would
     need (print_precision_note() speaks when the target was not reached).
 
-    The two sides are compared as every suite comparison
-    (perf.analysis.suites.compare_suites); sides it cannot compare (no
+    The two sides are compared as every suite comparison, once
+    (perf.analysis.finished.finish_comparison); sides it cannot compare (no
     values, other units or clocks) get a line that says why."""
-    from perf.analysis.suites import compare_suites
+    from perf.analysis.finished import finish_comparison
     from perf.render.benchmark import format_result
     from perf.render.compare import format_mean_line, format_verdict
 
@@ -182,14 +182,14 @@ def print_comparison(name: str | None, labels: Sequence[str], benchmarks: Sequen
     for label, benchmark in zip(labels, benchmarks):
         print(f"{label}: {prefix}{format_result(benchmark, interval=True)}")
     print()
-    suite = compare_suites([[benchmark] for benchmark in benchmarks])
-    for skipped in suite.incompatible:
+    finished = finish_comparison([[benchmark] for benchmark in benchmarks])
+    for skipped in finished.incompatible:
         print(f"{prefix}not compared: {skipped.reason}")
-    for entry in suite.entries:
+    for entry in finished.entries:
         reference, changed, comparison = entry.reference, entry.changed[0], entry.comparisons[0]
         print(prefix + format_mean_line(labels[0], reference, labels[1], changed, comparison, meaning=False))
         needed = getattr(args, "target_precision", None) is None
-        print(prefix + format_verdict(comparison, suite.margin, needed=needed))
+        print(prefix + format_verdict(comparison, finished.margin, needed=needed))
 
 
 def print_precision_note(args: Options, precision: float, count: int) -> None:

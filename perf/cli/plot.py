@@ -19,7 +19,8 @@ then one line on stdout says what was written: ``Wrote compare.svg
 (48.2 KiB)``.
 
 The benchmarks of ``--kind compare`` are those of
-:func:`perf.analysis.suites.compare_suites`: a ``-b`` name missing from a
+:func:`perf.analysis.suites.compare_suites` (compared once, with
+:func:`perf.analysis.finished.finish_comparison`): a ``-b`` name missing from a
 file, no benchmark in common, or none with values in every file is an
 error; a benchmark in other units or timed with another clock is left out
 with a note under the figure.
@@ -35,7 +36,8 @@ import os
 from typing import Sequence
 
 from perf.analysis import compare
-from perf.analysis.suites import NO_VALUES, SuiteComparison, compare_suites
+from perf.analysis.finished import FinishedComparison, finish_comparison
+from perf.analysis.suites import NO_VALUES, SuiteComparison
 from perf.cli.common import add_benchmark_argument, add_correction_argument, filename_titles, load_suites
 from perf.errors import OutputExistsError, ResultError, UsageError
 from perf.model.suite import BenchmarkSuite
@@ -144,14 +146,14 @@ def _comparable(suites: Sequence[BenchmarkSuite], comparison: SuiteComparison) -
         raise ResultError(f"no benchmark has values in every file: {listed}")
 
 
-def _compare(suites: Sequence[BenchmarkSuite], args: argparse.Namespace) -> SuiteComparison:
+def _compare(suites: Sequence[BenchmarkSuite], args: argparse.Namespace) -> FinishedComparison:
     """The benchmarks of ``-b`` (all by default) compared to the first
     file's, checked."""
     selected = [[b for b in suite if not args.benchmarks or b.get_name() in args.benchmarks] for suite in suites]
     margin = (compare.DEFAULT_MARGIN * 100 if args.min_speed is None else args.min_speed) / 100
-    comparison = compare_suites(selected, margin, args.robust, args.correct)
-    _check_names(suites, args.benchmarks, comparison)
-    _comparable(suites, comparison)
+    comparison = finish_comparison(selected, margin, args.robust, args.correct)
+    _check_names(suites, args.benchmarks, comparison.suite)
+    _comparable(suites, comparison.suite)
     return comparison
 
 

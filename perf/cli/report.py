@@ -2,7 +2,7 @@
 
 Writes one self-contained HTML page (:mod:`perf.render.html`): with one
 file its results, with several the comparison of each to the first one
-(``compare_to``'s: :func:`perf.analysis.suites.compare_suites`, the same
+(``compare_to``'s: :func:`perf.analysis.finished.finish_comparison`, the same
 errors, verdicts, geometric means, notes and warnings of
 :mod:`perf.render.compare_notes`), the figures of :mod:`perf.render.plots`
 (matplotlib, the ``plot`` extra), the stability warnings and the metadata.
@@ -29,7 +29,7 @@ import os
 from typing import TYPE_CHECKING, Sequence
 
 from perf.analysis import compare
-from perf.analysis.suites import compare_suites
+from perf.analysis.finished import finish_comparison
 from perf.cli.common import (
     add_benchmark_argument,
     add_correction_argument,
@@ -162,16 +162,15 @@ def _summary(
 ) -> Summary:
     """compare_to's comparison, notes and warnings: every benchmark in
     common is compared, or a ResultError, as compare_to does."""
-    margin = args.min_speed / 100
     filenames = [str(suite.filename) for suite in suites]
-    comparison = compare_suites(selected, margin, args.robust, args.correct)
-    error = comparison_error(comparison, filenames)
+    comparison = finish_comparison(selected, args.min_speed / 100, args.robust, args.correct)
+    error = comparison_error(comparison.suite, filenames)
     if error is not None:
         raise error
     entries = comparison.entries
-    notes = [*chance_lines(entries), *ignored_lines(comparison, filenames)]
-    warnings = [*environment_warnings(suites, titles, entries), *adjustment_lines(entries, titles)]
-    return Summary(entries, comparison.geometric_means, margin, notes, warnings, comparison.correct)
+    notes = [*chance_lines(comparison.everything.differences), *ignored_lines(comparison.suite, filenames)]
+    warnings = [*environment_warnings(suites, titles, comparison), *adjustment_lines(entries, titles)]
+    return Summary(comparison, notes, warnings)
 
 
 def make_report(args: argparse.Namespace, figures: FigureSource, history: HistoryStore | None = None) -> str:

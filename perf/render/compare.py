@@ -30,19 +30,8 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from perf.analysis.compare import (
-    DEFAULT_MARGIN,
-    DIFFERENT_PROBES,
-    FASTER,
-    INCONCLUSIVE,
-    INTERPRETER_PROBES,
-    MAX_SUGGESTED_PROCESSES,
-    NO_CHANGE,
-    SLOWER,
-    SMALL_CHANGE,
-    Adjustment,
-    Comparison,
-)
+from perf.analysis.compare import Adjustment, Comparison, Verdict
+from perf.analysis.finished import Section
 from perf.analysis.win_rate import WinRate
 from perf.model.benchmark import Benchmark
 from perf.render.benchmark import format_result_value
@@ -91,7 +80,7 @@ def _decimals(value: float, decimals: int, thresholds: Sequence[float]) -> int:
     return decimals
 
 
-def format_bracket(comparison: Comparison, margin: float = DEFAULT_MARGIN) -> str:
+def format_bracket(comparison: Comparison, margin: float = Verdict.DEFAULT_MARGIN) -> str:
     """``'[1.06x .. 1.14x]'``: the interval in the factor's direction, each
     bound printed on its side of 1x and of the band of +-*margin*."""
     if comparison.low == 0.0 and math.isinf(comparison.high):
@@ -111,26 +100,26 @@ def format_bracket(comparison: Comparison, margin: float = DEFAULT_MARGIN) -> st
     return f"[{low_text} .. {high_text}]"
 
 
-def verdict_meaning(verdict: str, margin: float = DEFAULT_MARGIN) -> str:
+def verdict_meaning(verdict: str, margin: float = Verdict.DEFAULT_MARGIN) -> str:
     """What a verdict says about the change, in a few words:
     ``'real, but maybe less than 1%'`` for a small change."""
     band = f"{margin * 100:g}%"
     return {
-        SLOWER: f"by more than {band}",
-        FASTER: f"by more than {band}",
-        SMALL_CHANGE: f"real, but maybe less than {band}",
-        NO_CHANGE: f"less than {band} either way",
-        INCONCLUSIVE: f"maybe no change, maybe more than {band}",
+        Verdict.SLOWER: f"by more than {band}",
+        Verdict.FASTER: f"by more than {band}",
+        Verdict.SMALL_CHANGE: f"real, but maybe less than {band}",
+        Verdict.NO_CHANGE: f"less than {band} either way",
+        Verdict.INCONCLUSIVE: f"maybe no change, maybe more than {band}",
     }[verdict]
 
 
-def format_change(comparison: Comparison, margin: float = DEFAULT_MARGIN, meaning: bool = True) -> str:
+def format_change(comparison: Comparison, margin: float = Verdict.DEFAULT_MARGIN, meaning: bool = True) -> str:
     """``'1.10x slower [1.06x .. 1.14x]'`` and, when the factor does not
     say it, the verdict: with *meaning*, what it means
     (``'(small change: real, but maybe less than 1%)'``), else its name
     only (tables, figures, and lines followed by :func:`format_verdict`)."""
     text = f"{format_factor(comparison.ratio)} {format_bracket(comparison, margin)}"
-    if comparison.verdict in (SMALL_CHANGE, NO_CHANGE, INCONCLUSIVE):
+    if comparison.verdict in (Verdict.SMALL_CHANGE, Verdict.NO_CHANGE, Verdict.INCONCLUSIVE):
         if meaning:
             text += f" ({comparison.verdict}: {verdict_meaning(comparison.verdict, margin)})"
         else:
@@ -145,7 +134,7 @@ def format_mean_line(
     changed: Benchmark,
     comparison: Comparison,
     *,
-    margin: float = DEFAULT_MARGIN,
+    margin: float = Verdict.DEFAULT_MARGIN,
     meaning: bool = True,
 ) -> str:
     """pyperf's line, ``Mean +- std dev: [ref] A +- a -> [changed] B +- b:``
@@ -163,7 +152,7 @@ def format_needed(comparison: Comparison, margin: float) -> str:
             return "needs at least 2 processes per file"
         return ""
     count = comparison.needed_processes
-    about = f"more than {count}" if count >= MAX_SUGGESTED_PROCESSES else f"about {count}"
+    about = f"more than {count}" if comparison.needed_capped else f"about {count}"
     unit = "interleaved pairs" if comparison.paired else "processes per file"
     return f"{about} {unit} would narrow it to +-{margin * 100:g}%"
 
@@ -183,11 +172,11 @@ def format_verdict(comparison: Comparison, margin: float, needed: bool = True) -
     else:
         counts = f"{comparison.reference_processes} vs {comparison.changed_processes} processes"
     reasons = {
-        SLOWER: f"the whole {level} interval is beyond +{band}",
-        FASTER: f"the whole {level} interval is beyond -{band}",
-        SMALL_CHANGE: f"the {level} interval excludes 1x but reaches inside +-{band}",
-        NO_CHANGE: f"the whole {level} interval is inside +-{band}",
-        INCONCLUSIVE: f"the {level} interval contains 1x and reaches beyond +-{band}",
+        Verdict.SLOWER: f"the whole {level} interval is beyond +{band}",
+        Verdict.FASTER: f"the whole {level} interval is beyond -{band}",
+        Verdict.SMALL_CHANGE: f"the {level} interval excludes 1x but reaches inside +-{band}",
+        Verdict.NO_CHANGE: f"the whole {level} interval is inside +-{band}",
+        Verdict.INCONCLUSIVE: f"the {level} interval contains 1x and reaches beyond +-{band}",
     }
     verdict = comparison.verdict
     text = f"{verdict}: {verdict_meaning(verdict, margin)}, since {reasons[verdict]}; {counts}"
@@ -238,7 +227,7 @@ def format_adjustment(comparison: Comparison, reference_title: str, changed_titl
             f"(speed probe: {ratio:.3f}x [{low:.3f}x .. {high:.3f}x]); {adjustment.machine_weight:.0%} of that "
             f"is taken out, as far as the probe is sure"
         )
-        if comparison.verdict == INCONCLUSIVE:
+        if comparison.verdict == Verdict.INCONCLUSIVE:
             lines.append(
                 "busy machine: an interleaved run settles it: --compare-to runs both sides in alternation, "
                 "so the load hits both"
@@ -249,15 +238,15 @@ def format_adjustment(comparison: Comparison, reference_title: str, changed_titl
     return lines
 
 
-def format_ratio_source(comparisons: Sequence[Comparison], correct: bool = True) -> str:
-    """Which ratios a table or a figure shows: corrected for a busy machine
-    (how many, and that their verdicts use them) or as recorded."""
+def format_ratio_source(section: Section, correct: bool = True) -> str:
+    """Which ratios a table or a figure of *section* shows: corrected for
+    a busy machine (how many, and that their verdicts use them) or as
+    recorded."""
     if not correct:
         return "The ratios are those of the times as recorded: no correction for a busy machine (--no-correction)."
-    corrected = sum(comparison.corrected for comparison in comparisons)
-    if corrected:
+    if section.corrected:
         return (
-            f"{corrected} of {len(comparisons)} ratios (marked 'corrected') are corrected for a busy machine "
+            f"{section.corrected} of {section.compared} ratios (marked 'corrected') are corrected for a busy machine "
             "(time off the CPU, a machine that ran slower by the speed probe), and their verdicts use them; "
             "--no-correction shows the ratios as recorded."
         )
@@ -270,13 +259,13 @@ def _ratio_interval(comparison: Comparison) -> str:
 
 def _machine_skipped(adjustment: Adjustment, reference_title: str, changed_title: str) -> str | None:
     """Why the speed probes of the two recordings were not compared."""
-    if adjustment.machine_skipped == INTERPRETER_PROBES:
+    if adjustment.interpreter_probes:
         key, one, other = adjustment.interpreters or ("python", "?", "?")
         return (
             f"{reference_title} and {changed_title} carry perf's first speed probe, which timed the interpreter "
             f"under test, and they ran different interpreters ({key}: {one} vs {other})"
         )
-    if adjustment.machine_skipped == DIFFERENT_PROBES:
+    if adjustment.different_probes:
         kinds = " vs ".join(adjustment.probes)
         return (
             f"the speed probes of {reference_title} and {changed_title} are of different kinds ({kinds}), "

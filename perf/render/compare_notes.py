@@ -6,7 +6,7 @@ that ``compare_to`` prints and ``report`` lists under its table.
   common, or the first incompatible one (no values, different units or
   clocks: the rule of :func:`perf.analysis.suites.compare_suites`);
 * :func:`chance_lines`: how many comparisons differ from 1x next to what
-  chance alone gives (:func:`perf.analysis.suites.count_differences`);
+  chance alone gives (counted by :mod:`perf.analysis.finished`);
 * :func:`ignored_lines`: the benchmarks of each file that another file
   lacks;
 * :func:`environment_warnings`: separate recordings from other hosts, CPUs,
@@ -23,20 +23,13 @@ from __future__ import annotations
 import datetime
 from typing import Sequence
 
-from perf.analysis.suites import (
-    DIFFERENT_UNITS,
-    NO_VALUES,
-    BenchmarkComparison,
-    Incompatible,
-    SuiteComparison,
-    count_differences,
-)
+from perf.analysis.finished import FinishedComparison
+from perf.analysis.suites import BenchmarkComparison, Differences, Incompatible, Reason, SuiteComparison
 from perf.errors import ResultError
 from perf.model.suite import BenchmarkSuite
 from perf.render.compare import format_adjustment
 
 __all__ = [
-    "ALPHA",
     "FAR_APART",
     "adjustment_lines",
     "chance_lines",
@@ -48,18 +41,16 @@ __all__ = [
 
 #: files recorded further apart than this get a drift warning
 FAR_APART = datetime.timedelta(hours=1)
-#: the level of each test
-ALPHA = 0.05
 
 
 def incompatible_message(skipped: Incompatible, filenames: Sequence[str]) -> str:
     """Why *skipped* was not compared, naming the file (or each file's unit
     or clock)."""
     name = skipped.name
-    if skipped.reason == NO_VALUES:
+    if skipped.reason == Reason.NO_VALUES:
         index = next(index for index, benchmark in enumerate(skipped.benchmarks) if not benchmark.get_nvalue())
         return f"{filenames[index]}: benchmark {name!r} has no values (only calibration runs)"
-    if skipped.reason == DIFFERENT_UNITS:
+    if skipped.reason == Reason.DIFFERENT_UNITS:
         listed = ", ".join(f"{b.get_unit()} in {filename}" for b, filename in zip(skipped.benchmarks, filenames))
         return f"benchmark {name!r} has different units: {listed}"
     # CPU time leaves out what wall time includes: their ratio is no speed-up
@@ -99,18 +90,17 @@ def adjustment_lines(entries: Sequence[BenchmarkComparison], titles: Sequence[st
     return lines
 
 
-def chance_lines(entries: Sequence[BenchmarkComparison]) -> list[str]:
-    """How many comparisons differ from 1x at level ALPHA, next to how many
-    would by chance alone, and how many survive a false discovery rate."""
-    comparisons = [comparison for entry in entries for comparison in entry.comparisons]
-    if len(comparisons) < 2:
+def chance_lines(found: Differences | None) -> list[str]:
+    """How many comparisons differ from 1x at their level, next to how
+    many would by chance alone, and how many survive a false discovery
+    rate (nothing for fewer than 2 comparisons: *found* is None)."""
+    if found is None:
         return []
-    found = count_differences(comparisons, ALPHA)
-    significant, kept = found.significant, found.discoveries
+    alpha, significant, kept = found.alpha, found.significant, found.discoveries
     return [
         f"{found.total} comparisons, {significant} {'differs' if significant == 1 else 'differ'} from 1x "
-        f"at {1 - ALPHA:.0%} confidence; chance alone would give about {found.expected:.2g} ({ALPHA:.0%} each); "
-        f"{kept} {'remains' if kept == 1 else 'remain'} at a {ALPHA:.0%} false discovery rate (Benjamini-Hochberg)"
+        f"at {1 - alpha:.0%} confidence; chance alone would give about {found.expected:.2g} ({alpha:.0%} each); "
+        f"{kept} {'remains' if kept == 1 else 'remain'} at a {alpha:.0%} false discovery rate (Benjamini-Hochberg)"
     ]
 
 
@@ -161,14 +151,14 @@ def incomplete_warnings(titles: Sequence[str], entries: Sequence[BenchmarkCompar
 
 
 def environment_warnings(
-    suites: Sequence[BenchmarkSuite], titles: Sequence[str], entries: Sequence[BenchmarkComparison]
+    suites: Sequence[BenchmarkSuite], titles: Sequence[str], comparison: FinishedComparison
 ) -> list[str]:
     """Differences between the reference file and each changed file that a
     comparison of separate recordings cannot cancel (none for the two sides
     of an interleaved run: the pairs cancel the drift)."""
     lines: list[str] = []
-    for index, (suite, title) in enumerate(zip(suites[1:], titles[1:])):
-        if all(entry.comparisons[index].paired for entry in entries):
+    for paired, suite, title in zip(comparison.paired, suites[1:], titles[1:]):
+        if paired:
             continue
         lines.extend(_file_warnings(suites[0], suite, (titles[0], title)))
     if lines:

@@ -9,19 +9,18 @@ that would decide them, the suite's geometric mean with its interval, and
 the notes and warnings of :mod:`perf.render.compare_notes`.
 :func:`format_slowdowns` gives the lines of ``--fail-on-slowdown``.
 
-Must not: compute statistics (the comparisons, geometric means and win
-rates come from :mod:`perf.analysis`), read files, or print.
+Must not: compute statistics (the comparisons, geometric means, win rates,
+chance counts and slowdowns come from :mod:`perf.analysis.finished`), read
+files, or print.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from perf.analysis import compare
-from perf.analysis.benchmarks import benchmark_wins
-from perf.analysis.compare import Comparison
-from perf.analysis.suites import BenchmarkComparison, SuiteComparison, geometric_means
-from perf.model.benchmark import Benchmark
+from perf.analysis.compare import Comparison, Verdict
+from perf.analysis.finished import FinishedComparison, Section, Slowdown
+from perf.analysis.suites import BenchmarkComparison
 from perf.model.suite import BenchmarkSuite
 from perf.render import compare as text
 from perf.render.benchmark import format_result_value
@@ -56,9 +55,13 @@ class Layout(NamedTuple):
 
 class _Context(NamedTuple):
     layout: Layout
-    margin: float
+    comparison: FinishedComparison
     #: several benchmarks are compared: lines start with their names
     names: bool
+
+    @property
+    def margin(self) -> float:
+        return self.comparison.margin
 
     @property
     def reference_title(self) -> str:
@@ -71,12 +74,6 @@ class _Context(NamedTuple):
 
 def _title(title: str) -> list[str]:
     return [title, "=" * len(title)]
-
-
-def _tags(entry: BenchmarkComparison) -> list[str]:
-    # the shared common value, not a copy of get_metadata(): read only
-    tags = entry.reference._get_common_value("tags") or []
-    return list(tags) if isinstance(tags, (list, tuple)) else []
 
 
 def _blocks(*blocks: list[str]) -> list[str]:
@@ -92,23 +89,24 @@ def _blocks(*blocks: list[str]) -> list[str]:
 # --- the blocks of a section -------------------------------------------------------
 
 
-def _win_rate(reference: Benchmark, changed: Benchmark) -> str | None:
-    wins = benchmark_wins(reference, changed)
-    if wins is None:
+def _win_rate(entry: BenchmarkComparison, index: int, context: _Context) -> str | None:
+    wins = context.comparison.wins
+    found = wins[entry.name][index] if wins is not None else None
+    if found is None:
         return None
-    return text.format_win_rate(*wins)
+    return text.format_win_rate(*found)
 
 
 def _mean_lines(entry: BenchmarkComparison, context: _Context) -> list[str]:
     lines = []
     verbose = context.layout.verbose
     reference_title, reference = context.reference_title, entry.reference
-    for title, changed, comparison in zip(context.changed_titles, entry.changed, entry.comparisons):
+    for index, (title, changed, comparison) in enumerate(zip(context.changed_titles, entry.changed, entry.comparisons)):
         # verbose: the verdict line that follows says what the verdict means
         line = text.format_mean_line(
             reference_title, reference, title, changed, comparison, margin=context.margin, meaning=not verbose
         )
-        rate = _win_rate(entry.reference, changed) if verbose or context.layout.win_rate else None
+        rate = _win_rate(entry, index, context) if verbose or context.layout.win_rate else None
         if verbose:
             prefix = "Significant" if comparison.different else "Not significant!"
             lines.append(line)
@@ -139,10 +137,10 @@ def _hidden_lines(hidden: Sequence[BenchmarkComparison], context: _Context) -> l
     if not hidden or context.layout.quiet:
         return []
     lines = _hidden_line(hidden)
-    no_change = [label for label, _comparison in _labelled(hidden, context, compare.NO_CHANGE)]
+    no_change = [label for label, _comparison in _labelled(hidden, context, Verdict.NO_CHANGE)]
     if no_change:
         lines.append(f"- no change (within +-{context.margin * 100:g}%): " + ", ".join(no_change))
-    for label, comparison in _labelled(hidden, context, compare.INCONCLUSIVE):
+    for label, comparison in _labelled(hidden, context, Verdict.INCONCLUSIVE):
         bracket = text.format_bracket(comparison, context.margin)
         details = ", ".join(filter(None, [bracket, text.format_needed(comparison, context.margin)]))
         lines.append(f"- inconclusive: {label}: {text.format_factor(comparison.ratio)} {details}")
@@ -167,7 +165,8 @@ def _geometric_mean_lines(means: Sequence[Comparison] | None, context: _Context)
 # --- the sections ----------------------------------------------------------------------
 
 
-def _list_section(entries: Sequence[BenchmarkComparison], context: _Context) -> list[str]:
+def _list_section(section: Section, context: _Context) -> list[str]:
+    entries = section.entries
     verbose = context.layout.verbose
     shown = [entry for entry in entries if entry.different or verbose]
     hidden = [entry for entry in entries if not (entry.different or verbose)]
@@ -188,15 +187,16 @@ def _list_section(entries: Sequence[BenchmarkComparison], context: _Context) -> 
     return _blocks(
         *blocks,
         _hidden_lines(hidden, context),
-        _geometric_mean_lines(geometric_means(entries, context.margin), context),
+        _geometric_mean_lines(section.geometric_means, context),
     ) or _hidden_line(hidden)
 
 
 #: the groups of -G, in order
-_GROUPS = ((compare.SLOWER, "Slower"), (compare.FASTER, "Faster"), (compare.SMALL_CHANGE, "Small change"))
+_GROUPS = ((Verdict.SLOWER, "Slower"), (Verdict.FASTER, "Faster"), (Verdict.SMALL_CHANGE, "Small change"))
 
 
-def _group_section(entries: Sequence[BenchmarkComparison], context: _Context) -> list[str]:
+def _group_section(section: Section, context: _Context) -> list[str]:
+    entries = section.entries
     groups: dict[str, list[BenchmarkComparison]] = {verdict: [] for verdict, _title in _GROUPS}
     hidden = []
     for entry in entries:
@@ -209,7 +209,7 @@ def _group_section(entries: Sequence[BenchmarkComparison], context: _Context) ->
     shown = []
     for verdict, title in _GROUPS:
         # the largest change first: faster ones by their smallest ratio
-        members = sorted(groups[verdict], key=lambda e: e.comparisons[0].ratio, reverse=verdict != compare.FASTER)
+        members = sorted(groups[verdict], key=lambda e: e.comparisons[0].ratio, reverse=verdict != Verdict.FASTER)
         if members:
             lines = [f"{title} ({len(members)}):"]
             for entry in members:
@@ -221,7 +221,7 @@ def _group_section(entries: Sequence[BenchmarkComparison], context: _Context) ->
         *blocks,
         adjustment_lines(shown, context.layout.titles),
         _hidden_lines(hidden, context),
-        _geometric_mean_lines(geometric_means(entries, context.margin), context),
+        _geometric_mean_lines(section.geometric_means, context),
     ) or _hidden_line(hidden)
 
 
@@ -238,8 +238,8 @@ def _table_row(entry: BenchmarkComparison, context: _Context) -> list[str]:
     return row
 
 
-def _table_section(entries: Sequence[BenchmarkComparison], context: _Context) -> list[str]:
-    ordered = list(entries)
+def _table_section(section: Section, context: _Context) -> list[str]:
+    ordered = list(section.entries)
     if context.layout.group_by_speed:
         ordered.sort(key=lambda entry: entry.comparisons[0].ratio)
     headers = ["Benchmark", context.reference_title, *context.changed_titles]
@@ -247,7 +247,7 @@ def _table_section(entries: Sequence[BenchmarkComparison], context: _Context) ->
     shown = [entry for entry in ordered if entry.different or context.layout.verbose]
     rows = [_table_row(entry, context) for entry in shown]
     hidden = [entry for entry in ordered if entry not in shown]
-    means = geometric_means(entries, context.margin)
+    means = section.geometric_means
     if means is not None:
         rows.append(
             ["Geometric mean", "(ref)", *(text.format_change(mean, context.margin, meaning=False) for mean in means)]
@@ -268,46 +268,48 @@ def _hidden_line(hidden: Sequence[BenchmarkComparison]) -> list[str]:
     return [f"Benchmark hidden because not significant ({len(hidden)}): " + ", ".join(e.name for e in hidden)]
 
 
-def _section(entries: Sequence[BenchmarkComparison], context: _Context) -> list[str]:
+def _section(section: Section, context: _Context) -> list[str]:
     if context.layout.table:
-        return _table_section(entries, context)
+        return _table_section(section, context)
     if context.layout.group_by_speed:
-        return _group_section(entries, context)
-    return _list_section(entries, context)
+        return _group_section(section, context)
+    return _list_section(section, context)
 
 
 # --- the whole text --------------------------------------------------------------------
 
 
-def _sections(entries: Sequence[BenchmarkComparison], context: _Context) -> list[str]:
+def _sections(comparison: FinishedComparison, context: _Context) -> list[str]:
     """A section per tag, then all benchmarks (under a title when there
     are tags)."""
-    entry_tags = [_tags(entry) for entry in entries]
-    tags = sorted({tag for tags_of_entry in entry_tags for tag in tags_of_entry})
     output: list[str] = []
-    for tag in tags:
-        tagged = [entry for entry, tags_of_entry in zip(entries, entry_tags) if tag in tags_of_entry]
-        output.extend(_title(f"Benchmarks with tag '{tag}':"))
-        output.append("")
-        output.extend(_section(tagged, context))
-        output.append("")
-    if tags:
-        output.extend(_title("All benchmarks:"))
-        output.append("")
-    output.extend(_section(entries, context))
+    for section in comparison.sections:
+        if section.tag is not None:
+            output.extend(_title(f"Benchmarks with tag '{section.tag}':"))
+            output.append("")
+            output.extend(_section(section, context))
+            output.append("")
+        else:
+            if len(comparison.sections) > 1:
+                output.extend(_title("All benchmarks:"))
+                output.append("")
+            output.extend(_section(section, context))
     return output
 
 
-def format_compare_to(suites: Sequence[BenchmarkSuite], comparison: SuiteComparison, layout: Layout) -> list[str]:
+def format_compare_to(suites: Sequence[BenchmarkSuite], comparison: FinishedComparison, layout: Layout) -> list[str]:
     """The lines of ``compare_to``: the sections, then (unless quiet) the
-    notes and the warnings on the files."""
+    notes and the warnings on the files.  The win rates of ``verbose`` and
+    ``win_rate`` are the comparison's: it must have them."""
+    if (layout.verbose or layout.win_rate) and comparison.wins is None:
+        raise ValueError("the layout shows win rates: finish the comparison with win_rates=True")
     entries = comparison.entries
-    context = _Context(layout, comparison.margin, len(entries) > 1)
-    output = _sections(entries, context)
+    context = _Context(layout, comparison, len(entries) > 1)
+    output = _sections(comparison, context)
     if not layout.quiet:
         filenames = [str(suite.filename) for suite in suites]
-        notes = _blocks(chance_lines(entries), ignored_lines(comparison, filenames))
-        warnings = incomplete_warnings(layout.titles, entries) + environment_warnings(suites, layout.titles, entries)
+        notes = _blocks(chance_lines(comparison.everything.differences), ignored_lines(comparison.suite, filenames))
+        warnings = incomplete_warnings(layout.titles, entries) + environment_warnings(suites, layout.titles, comparison)
         for block in (notes, warnings):
             if block:
                 output.append("")
@@ -315,18 +317,16 @@ def format_compare_to(suites: Sequence[BenchmarkSuite], comparison: SuiteCompari
     return output
 
 
-def format_slowdowns(comparison: SuiteComparison, layout: Layout, percent: float) -> list[str]:
-    """``--fail-on-slowdown``: a ``SLOWDOWN:`` line for each comparison (and
-    geometric mean) slower than 1 + *percent* % with its whole interval."""
-    context = _Context(layout, comparison.margin, len(comparison.entries) > 1)
-    threshold = 1 + percent / 100
-    several = len(context.changed_titles) > 1
-    labelled = _labelled(comparison.entries, context, compare.SLOWER)
-    for title, mean in zip(context.changed_titles, comparison.geometric_means or []):
-        if mean.verdict == compare.SLOWER:
-            labelled.append((f"geometric mean ({title})" if several else "geometric mean", mean))
-    return [
-        f"SLOWDOWN: {label}: {text.format_change(found, context.margin)}, beyond +{percent:g}%"
-        for label, found in labelled
-        if found.low > threshold
-    ]
+def format_slowdowns(slowdowns: Sequence[Slowdown], layout: Layout, margin: float, percent: float) -> list[str]:
+    """``--fail-on-slowdown``: a ``SLOWDOWN:`` line for each of *slowdowns*
+    (perf.analysis.finished.find_slowdowns: slower than 1 + *percent* %
+    with its whole interval); *margin*: the comparison's."""
+    changed_titles = layout.titles[1:]
+    several = len(changed_titles) > 1
+    lines = []
+    for found in slowdowns:
+        label = "geometric mean" if found.name is None else found.name
+        if several:
+            label += f" ({changed_titles[found.changed]})"
+        lines.append(f"SLOWDOWN: {label}: {text.format_change(found.comparison, margin)}, beyond +{percent:g}%")
+    return lines

@@ -17,8 +17,9 @@ import pytest
 from golden import DATA
 
 from perf.analysis.benchmarks import compare_benchmarks
+from perf.analysis.finished import finish
 from perf.analysis.intervals import benchmark_log_interval
-from perf.analysis.suites import BenchmarkComparison, combine_comparisons
+from perf.analysis.suites import BenchmarkComparison, SuiteComparison, combine_comparisons
 from perf.errors import MissingDependencyError
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
@@ -159,7 +160,7 @@ def summary_of(loaded, margin=0.01, robust=False, notes=(), warnings=()):
     means = [
         combine_comparisons([entry.comparisons[index] for entry in entries], margin) for index in range(len(loaded) - 1)
     ]
-    return Summary(entries, means, margin, notes, warnings)
+    return Summary(finish(SuiteComparison(entries, (), (), means, margin)), notes, warnings)
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import pytest
 
 from perf.analysis.benchmarks import compare_benchmarks
 from perf.analysis.compare import SLOWER
+from perf.analysis.finished import finish_comparison
 from perf.analysis.suites import combine_comparisons
 from perf.errors import MissingDependencyError
 from perf.model.benchmark import Benchmark
@@ -53,6 +54,13 @@ def benchmark(name, runs_values, unit=None, pair_seed=None, warmup=True):
 
 def suite(*benchmarks):
     return BenchmarkSuite(list(benchmarks))
+
+
+def compare_figure(reference, changed, margin, robust=False, correct=True):
+    """The comparison figure of *changed* (title, suite) files against
+    *reference*, compared as perf.cli.plot compares them."""
+    compared = finish_comparison([reference[1], *(found for _title, found in changed)], margin, robust, correct)
+    return comparison.comparison_figure([reference[0], *(title for title, _found in changed)], compared)
 
 
 def svg_of(figure):
@@ -97,7 +105,7 @@ def test_require_matplotlib_says_what_to_install(no_matplotlib):
     [
         distribution.distribution_figure,
         timeline.timeline_figure,
-        lambda files_: comparison.compare_figure(files_[0], files_[1:], 0.01),
+        lambda files_: compare_figure(files_[0], files_[1:], 0.01),
     ],
     ids=["distribution", "timeline", "compare"],
 )
@@ -172,7 +180,7 @@ def test_same_input_same_bytes(kind, fmt):
     def draw():
         ref, changed = load("compare/ref.json"), load("compare/changed.json")
         if kind == "compare":
-            return comparison.compare_figure(ref, [changed], 0.01)
+            return compare_figure(ref, [changed], 0.01)
         module = {"distribution": distribution, "timeline": timeline}[kind]
         return getattr(module, f"{kind}_figure")([ref, changed], ["unequal_counts"])
 
@@ -338,7 +346,7 @@ def test_timeline_caps_the_panels():
 @requires_matplotlib
 def test_compare_sorted_by_ratio_with_the_geometric_mean_on_top():
     ref, changed = load("compare/ref.json"), load("compare/changed.json")
-    figure = comparison.compare_figure(ref, [changed], 0.01)
+    figure = compare_figure(ref, [changed], 0.01)
     svg = svg_of(figure)
     ax, right = figure.axes  # the changes are the labels of a twin axis on the right
     labels = [label.get_text() for label in ax.get_yticklabels()]
@@ -364,24 +372,24 @@ def test_compare_says_which_ratios_it_draws(tmp_path):
 
     ref = ("a", load_file(busy_recording(tmp_path / "a.json", 1.0, hit=(2,))))
     new = ("c", load_file(busy_recording(tmp_path / "c.json", 1.06, speed=1.2)))
-    corrected = comparison.compare_figure(ref, [new], 0.01)
+    corrected = compare_figure(ref, [new], 0.01)
     text = all_text(corrected)
     assert "1 of 1 ratios (marked 'corrected') are corrected for a busy machine" in text
     assert "1.20x slower [1.20x .. 1.20x], corrected" in text
-    recorded = all_text(comparison.compare_figure(ref, [new], 0.01, correct=False))
+    recorded = all_text(compare_figure(ref, [new], 0.01, correct=False))
     assert (
         "The ratios are those of the times as recorded: no correction for a busy machine (--no-correction)." in recorded
     )
     assert "1.23x slower [1.13x .. 1.33x]" in recorded and ", corrected" not in recorded
     # files without the evidence: nothing to correct
-    plain = all_text(comparison.compare_figure(load("compare/ref.json"), [load("compare/changed.json")], 0.01))
+    plain = all_text(compare_figure(load("compare/ref.json"), [load("compare/changed.json")], 0.01))
     assert "The ratios are those of the times as recorded: no correction for a busy machine changed them." in plain
 
 
 @requires_matplotlib
 def test_compare_several_changed_files():
     files_ = [load("compare/ref.json"), load("compare/changed.json"), load("compare/same_host.json")]
-    figure = comparison.compare_figure(files_[0], files_[1:], 0.05, robust=True)
+    figure = compare_figure(files_[0], files_[1:], 0.05, robust=True)
     text = all_text(figure)
     assert "changed, same_host compared to ref" in text
     assert "within ±5%" in text
@@ -396,7 +404,7 @@ def test_compare_several_changed_files():
 def test_compare_an_interleaved_run_is_paired():
     ref = suite(benchmark("bench", [[1.0, 1.01], [1.1, 1.11], [0.95, 0.96], [1.05, 1.04]], pair_seed=9))
     new = suite(benchmark("bench", [[1.1, 1.11], [1.2, 1.22], [1.05, 1.06], [1.16, 1.15]], pair_seed=9))
-    text = all_text(comparison.compare_figure(("ref", ref), [("new", new)], 0.01))
+    text = all_text(compare_figure(("ref", ref), [("new", new)], 0.01))
     assert "paired t on the interleaved pairs" in text
     assert "geometric mean" not in text.split(" | ")  # a single benchmark: no suite mean
 
@@ -405,12 +413,12 @@ def test_compare_an_interleaved_run_is_paired():
 def test_compare_without_interval_single_values_and_calibration_runs():
     one = suite(benchmark("a", [[1.0]]), benchmark("b", [[], [2.0, 2.1]]), benchmark("c", [[3.0, 3.1], [3.05]]))
     other = suite(benchmark("a", [[1.1]]), benchmark("b", [[2.2], [2.1]]), benchmark("c", [[]]))
-    figure = comparison.compare_figure(("one", one), [("other", other)], 0.01)
+    figure = compare_figure(("one", one), [("other", other)], 0.01)
     text = all_text(figure)
     assert "[no interval: fewer than 2 processes]" in text
     assert "Left out: c (no values)" in text
     calibration = [load("calibration_only.json"), load("timeit.json")]
-    text = all_text(comparison.compare_figure(calibration[0], calibration[1:], 0.01))
+    text = all_text(compare_figure(calibration[0], calibration[1:], 0.01))
     assert "no benchmark with values in every file" in text
 
 
@@ -418,7 +426,7 @@ def test_compare_without_interval_single_values_and_calibration_runs():
 def test_compare_in_bytes_and_different_units():
     ref = suite(benchmark("mem", [[1000, 1010], [1005, 995]], unit="byte"), benchmark("t", [[1.0], [1.1]]))
     new = suite(benchmark("mem", [[1100, 1110], [1105, 1095]], unit="byte"), benchmark("t", [[1.0], [1.1]], "byte"))
-    figure = comparison.compare_figure(("ref", ref), [("new", new)], 0.0)
+    figure = compare_figure(("ref", ref), [("new", new)], 0.0)
     text = all_text(figure)
     assert "Left out: t (different units)" in text
     assert "within" not in text  # no band for a margin of 0
@@ -428,7 +436,7 @@ def test_compare_in_bytes_and_different_units():
 def test_compare_wide_ratios_use_log_ticks():
     ref = suite(benchmark("x", [[1.0, 1.01], [1.02, 0.99]]), benchmark("y", [[1.0, 1.01], [1.02, 0.99]]))
     new = suite(benchmark("x", [[10.0, 10.1], [10.2, 9.9]]), benchmark("y", [[0.2, 0.21], [0.2, 0.19]]))
-    figure = comparison.compare_figure(("ref", ref), [("new", new)], 0.01)
+    figure = compare_figure(("ref", ref), [("new", new)], 0.01)
     found = texts(figure)
     ticks = [float(text[:-1]) for text in found if re.fullmatch(r"[\d.]+x", text)]
     assert 1.0 in ticks and 10.0 in ticks
@@ -441,7 +449,7 @@ def test_compare_labels_fit_inside_the_image():
     # reaches the right edge (an arrow head)
     ref = suite(benchmark("one process", [[1.0, 1.001]]), benchmark("b", [[1.0, 1.01], [1.02, 0.99], [1.0, 1.0]]))
     new = suite(benchmark("one process", [[1.1, 1.101]]), benchmark("b", [[1.2, 1.4], [1.1, 1.3], [1.3, 1.2]]))
-    figure = comparison.compare_figure(("ref", ref), [("new", new)], 0.01)
+    figure = compare_figure(("ref", ref), [("new", new)], 0.01)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     canvas = FigureCanvasAgg(figure)
@@ -460,6 +468,7 @@ def test_compare_leaves_out_benchmarks_of_different_clocks():
     ref = suite(benchmark("t", [[1.0, 1.1], [1.05, 1.0]]), benchmark("u", [[1.0, 1.1], [1.05, 1.0]]))
     new = suite(benchmark("t", [[1.0, 1.1], [1.05, 1.0]]), benchmark("u", [[1.0, 1.1], [1.05, 1.0]]))
     new.get_benchmark("t").update_metadata({"clock": "cpu"})
-    rows, skipped = comparison._compare_rows(("ref", ref), [("new", new)], 0.01, robust=False)
+    compared = finish_comparison([ref, new], 0.01, robust=False)
+    rows, skipped = comparison._rows(compared), comparison._skipped(compared)
     assert [row.label for row in rows] == ["u"]
     assert skipped == ["t (different clocks)"]

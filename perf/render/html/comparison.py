@@ -1,8 +1,9 @@
 """The comparison section of the HTML report: ``compare_to``'s results as a
 table.
 
-:class:`Summary` is what the caller found (:func:`perf.analysis.suites.compare_suites`:
-the entries, geometric means, and the notes and warnings of
+:class:`Summary` is what the caller found (a
+:class:`~perf.analysis.finished.FinishedComparison`: the entries, geometric
+means, corrections; and the notes and warnings of
 :mod:`perf.render.compare_notes`); :func:`comparison_section` lays it out:
 one row per benchmark and changed file (benchmark, reference mean,
 changed mean, ratio with its confidence interval, verdict with what it
@@ -18,8 +19,8 @@ from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from perf.analysis import compare
-from perf.analysis.compare import Comparison
+from perf.analysis.compare import Comparison, Method
+from perf.analysis.finished import FinishedComparison
 from perf.analysis.suites import BenchmarkComparison
 from perf.render.benchmark import format_result_value
 from perf.render.compare import format_bracket, format_factor, format_ratio_source, format_verdict
@@ -30,28 +31,43 @@ __all__ = ["Summary", "comparison_section"]
 
 #: how each test is described in the notes of the comparison
 _METHODS = {
-    compare.WELCH: "Welch's t test on the logs of the process means",
-    compare.PAIRED: "paired t test on the interleaved pairs",
-    compare.RANKS: "Mann-Whitney test on the process means, Hodges-Lehmann ratio",
-    compare.SIGNED_RANKS: "Wilcoxon signed-rank test on the interleaved pairs",
+    Method.WELCH: "Welch's t test on the logs of the process means",
+    Method.PAIRED: "paired t test on the interleaved pairs",
+    Method.RANKS: "Mann-Whitney test on the process means, Hodges-Lehmann ratio",
+    Method.SIGNED_RANKS: "Wilcoxon signed-rank test on the interleaved pairs",
 }
 
 
 class Summary(NamedTuple):
     """What ``compare_to`` found, for the comparison table."""
 
-    entries: Sequence[BenchmarkComparison]
-    #: the suite's geometric mean for each changed file (None: fewer than 2 benchmarks)
-    geometric_means: Sequence[Comparison] | None
-    #: the equivalence margin (0.01 for 1 %)
-    margin: float
+    #: the comparison of each changed file to the reference
+    comparison: FinishedComparison
     #: lines under the table (how many differ by chance, ignored benchmarks)
     notes: Sequence[str] = ()
     #: warnings on the files (other hosts, far apart in time)
     warnings: Sequence[str] = ()
-    #: separate recordings were corrected for a busy machine where their
-    #: workers' evidence called for it (False: ``--no-correction``)
-    correct: bool = True
+
+    @property
+    def entries(self) -> Sequence[BenchmarkComparison]:
+        return self.comparison.entries
+
+    @property
+    def geometric_means(self) -> Sequence[Comparison] | None:
+        """The suite's geometric mean for each changed file (None: fewer
+        than 2 benchmarks)."""
+        return self.comparison.geometric_means
+
+    @property
+    def margin(self) -> float:
+        """The equivalence margin (0.01 for 1 %)."""
+        return self.comparison.margin
+
+    @property
+    def correct(self) -> bool:
+        """Separate recordings were corrected for a busy machine where
+        their workers' evidence called for it (False: ``--no-correction``)."""
+        return self.comparison.correct
 
 
 def _verdict_cell(comparison: Comparison, margin: float) -> str:
@@ -124,7 +140,7 @@ def comparison_section(files: Files, summary: Summary, robust: bool) -> str:
         f"Equivalence margin: +-{summary.margin * 100:g}%: a change inside it does not matter (--min-speed).",
         f"Mean +- std dev of all values; the change is the ratio of the geometric means of the process means, "
         f"changed / reference, with its {level} confidence interval.",
-        format_ratio_source(comparisons, summary.correct),
+        format_ratio_source(summary.comparison.everything, summary.correct),
     ]
     methods = sorted({_METHODS.get(c.method, c.method) for c in comparisons if c.method in _METHODS})
     if methods:

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from perf.analysis.compare import DEFAULT_MARGIN
+from perf.analysis.compare import Verdict
+from perf.analysis.finished import FinishedComparison
 from perf.render.html.comparison import Summary, comparison_section
 from perf.render.html.markup import element, escape, svg_data_uri
 from perf.render.html.sections import Files, header_table, metadata_section, results_section, stability_section
@@ -85,11 +86,13 @@ class FigureRequest(NamedTuple):
     #: the files (the first one is the reference of a COMPARISON)
     files: Files
     #: the equivalence margin of a COMPARISON
-    margin: float = DEFAULT_MARGIN
+    margin: float = Verdict.DEFAULT_MARGIN
     #: a COMPARISON with the rank test
     robust: bool = False
     #: a COMPARISON corrected for a busy machine (False: --no-correction)
     correct: bool = True
+    #: the comparison that a COMPARISON draws (the caller's, as the table's)
+    comparison: FinishedComparison | None = None
 
 
 #: returns the SVG text of a figure
@@ -99,7 +102,7 @@ FigureSource = Callable[[FigureRequest], str]
 def matplotlib_svg(request: FigureRequest) -> str:
     """The figure of *request* drawn by :mod:`perf.render.plots`, as SVG text."""
     from perf.render.plots import canvas
-    from perf.render.plots.comparison import compare_figure
+    from perf.render.plots.comparison import comparison_figure
     from perf.render.plots.distribution import distribution_figure
     from perf.render.plots.timeline import timeline_figure
 
@@ -109,7 +112,9 @@ def matplotlib_svg(request: FigureRequest) -> str:
     elif request.kind == TIMELINE:
         figure = timeline_figure(request.files)
     elif request.kind == COMPARISON:
-        figure = compare_figure(request.files[0], request.files[1:], request.margin, request.robust, request.correct)
+        if request.comparison is None:
+            raise ValueError("a comparison figure needs the comparison of the files")
+        figure = comparison_figure([title for title, _suite in request.files], request.comparison)
     else:
         raise ValueError(f"unknown figure kind {request.kind!r}")
     try:
@@ -128,15 +133,16 @@ _CAPTIONS = {
 
 
 def _figures(files: Files, figures: FigureSource, summary: Summary | None, robust: bool) -> str:
-    margin = summary.margin if summary is not None else DEFAULT_MARGIN
+    margin = summary.margin if summary is not None else Verdict.DEFAULT_MARGIN
     correct = summary.correct if summary is not None else True
+    comparison = summary.comparison if summary is not None else None
     # the comparison figure draws the suite's geometric mean of 2 benchmarks or more
     mean_on_top = summary is not None and len(summary.entries) > 1
     kinds = [COMPARISON] if len(files) > 1 else []
     kinds.extend([DISTRIBUTION, TIMELINE])
     parts = [element("h2", "Figures")]
     for kind in kinds:
-        svg = figures(FigureRequest(kind, files, margin, robust, correct))
+        svg = figures(FigureRequest(kind, files, margin, robust, correct, comparison))
         ratios = "ratios as recorded (--no-correction)" if not correct else "ratios as the comparison table gives them"
         caption = _CAPTIONS[kind].format(reference=files[0][0], margin=margin * 100, ratios=ratios)
         if kind == COMPARISON and mean_on_top:

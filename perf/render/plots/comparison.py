@@ -3,7 +3,9 @@ with its confidence interval, coloured by verdict, sorted (slowest at the
 top), the equivalence band drawn, the suite's geometric mean on top; one
 marker per changed file.
 
-The benchmarks compared, and those left out, are
+The figure lays out the caller's
+:class:`~perf.analysis.finished.FinishedComparison`: the benchmarks
+compared, and those left out, are
 :func:`perf.analysis.suites.compare_suites`'s: a benchmark that a file
 lacks is not drawn, one without values, in other units or timed with
 another clock is named in a note under the figure ("Left out: ...").
@@ -17,22 +19,20 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple, Sequence
 
-from perf.analysis import compare
-from perf.analysis.compare import Comparison
-from perf.analysis.suites import SuiteComparison, compare_suites
-from perf.model.suite import BenchmarkSuite
+from perf.analysis.compare import Comparison, Method, Verdict
+from perf.analysis.finished import FinishedComparison
 from perf.render.compare import format_change, format_ratio_source
-from perf.render.plots.canvas import Files, add_header, add_notes, new_figure, panel_message, quiet, step_decimals
+from perf.render.plots.canvas import add_header, add_notes, new_figure, panel_message, quiet, step_decimals
 
-__all__ = ["MARKERS", "VERDICT_COLOURS", "compare_figure", "comparison_figure"]
+__all__ = ["MARKERS", "VERDICT_COLOURS", "comparison_figure"]
 
 #: the colour of each verdict of a comparison
 VERDICT_COLOURS = {
-    compare.SLOWER: "#d62728",
-    compare.FASTER: "#2ca02c",
-    compare.SMALL_CHANGE: "#ff7f0e",
-    compare.NO_CHANGE: "#1f77b4",
-    compare.INCONCLUSIVE: "#7f7f7f",
+    Verdict.SLOWER: "#d62728",
+    Verdict.FASTER: "#2ca02c",
+    Verdict.SMALL_CHANGE: "#ff7f0e",
+    Verdict.NO_CHANGE: "#1f77b4",
+    Verdict.INCONCLUSIVE: "#7f7f7f",
 }
 #: the marker of each changed file of a comparison
 MARKERS = ("o", "s", "D", "^", "v", "P", "X", "*")
@@ -51,7 +51,7 @@ class _Style(NamedTuple):
     suite: bool
 
 
-def _rows(comparison: SuiteComparison) -> list[_Row]:
+def _rows(comparison: FinishedComparison) -> list[_Row]:
     """The rows of the figure: the geometric mean first, then the
     benchmarks by ratio (slowest at the top)."""
     rows = [_Row(entry.name, entry.comparisons) for entry in comparison.entries]
@@ -61,18 +61,9 @@ def _rows(comparison: SuiteComparison) -> list[_Row]:
     return rows
 
 
-def _skipped(comparison: SuiteComparison) -> list[str]:
+def _skipped(comparison: FinishedComparison) -> list[str]:
     """``'name (reason)'`` of each benchmark left out."""
     return [f"{skipped.name} ({skipped.reason})" for skipped in comparison.incompatible]
-
-
-def _compare_rows(
-    reference: tuple[str, BenchmarkSuite], changed: Files, margin: float, robust: bool, correct: bool = True
-) -> tuple[list[_Row], list[str]]:
-    """The rows of the comparison of *changed* to *reference*, and the
-    benchmarks left out with the reason."""
-    comparison = compare_suites([reference[1], *(suite for _title, suite in changed)], margin, robust, correct)
-    return _rows(comparison), _skipped(comparison)
 
 
 def _ratio_limits(rows: Sequence[_Row], margin: float) -> tuple[float, float]:
@@ -131,7 +122,7 @@ def _compare_legend(rows: Sequence[_Row], changed: Sequence[str], margin: float)
     handles: list[Any] = []
     labels: list[str] = []
     verdicts = {comparison.verdict for row in rows for comparison in row.comparisons}
-    for verdict in compare.VERDICTS:
+    for verdict in Verdict.ALL:
         if verdict in verdicts:
             handles.append(Line2D([], [], color=VERDICT_COLOURS[verdict], marker="o", linewidth=1.6))
             labels.append(verdict)
@@ -148,26 +139,16 @@ def _compare_legend(rows: Sequence[_Row], changed: Sequence[str], margin: float)
 def _methods_note(rows: Sequence[_Row]) -> str:
     methods = {comparison.method for row in rows if not row.suite for comparison in row.comparisons}
     names = {
-        compare.WELCH: "Welch's t on the logs of the process means",
-        compare.PAIRED: "paired t on the interleaved pairs",
-        compare.RANKS: "Mann-Whitney / Hodges-Lehmann on the process means",
-        compare.SIGNED_RANKS: "Wilcoxon signed ranks on the interleaved pairs",
+        Method.WELCH: "Welch's t on the logs of the process means",
+        Method.PAIRED: "paired t on the interleaved pairs",
+        Method.RANKS: "Mann-Whitney / Hodges-Lehmann on the process means",
+        Method.SIGNED_RANKS: "Wilcoxon signed ranks on the interleaved pairs",
     }
     used = [names[method] for method in names if method in methods]
     text = "Ratio of the geometric means of the process means, changed / reference, with its 95% interval"
     if used:
         text += " (" + "; ".join(used) + ")"
     return text + "."
-
-
-def compare_figure(
-    reference: tuple[str, BenchmarkSuite], changed: Files, margin: float, robust: bool = False, correct: bool = True
-) -> Any:
-    """Ratios changed / reference of each benchmark in all files, with
-    their confidence interval (perf.analysis.suites.compare_suites),
-    sorted, the +-margin equivalence band, the geometric mean on top."""
-    comparison = compare_suites([reference[1], *(suite for _title, suite in changed)], margin, robust, correct)
-    return comparison_figure([reference[0], *(title for title, _suite in changed)], comparison)
 
 
 def _draw_rows(ax: Any, rows: Sequence[_Row], series: int, limits: tuple[float, float]) -> None:
@@ -196,7 +177,7 @@ def _row_axis(ax: Any, rows: Sequence[_Row]) -> None:
 
 
 @quiet
-def comparison_figure(titles: Sequence[str], comparison: SuiteComparison) -> Any:
+def comparison_figure(titles: Sequence[str], comparison: FinishedComparison) -> Any:
     """The figure of *comparison*; *titles*: of each file, the reference
     first."""
     rows, skipped = _rows(comparison), _skipped(comparison)
@@ -226,8 +207,8 @@ def comparison_figure(titles: Sequence[str], comparison: SuiteComparison) -> Any
     ax.grid(axis="x", color="#dddddd", linewidth=0.6, zorder=0)
     ax.set_xlabel("changed / reference (log scale): below 1x faster, above 1x slower", fontsize=9)
     add_header(figure, title, *_compare_legend(rows, changed, margin), columns=6)
-    compared = [found for entry in comparison.entries for found in entry.comparisons]
-    add_notes(figure, [_methods_note(rows), format_ratio_source(compared, comparison.correct), _skipped_note(skipped)])
+    ratios = format_ratio_source(comparison.everything, comparison.correct)
+    add_notes(figure, [_methods_note(rows), ratios, _skipped_note(skipped)])
     return figure
 
 
