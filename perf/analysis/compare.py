@@ -19,6 +19,10 @@ band ``[1 / (1 + margin), 1 + margin]`` of ratios that do not matter:
   :attr:`Comparison.needed_processes` estimates how many processes per
   side would narrow the interval to +-margin.
 
+The names of the verdicts and of the tests are the attributes of the
+classes :class:`Verdict` and :class:`Method` (the modules that lay
+comparisons out import types, not constants), and module constants too.
+
 This module owns the :class:`Comparison` and its verdicts, and the t
 comparisons: :func:`compare_process_means` (two independent recordings)
 and :func:`compare_paired_process_means` (the pairs of an interleaved run,

@@ -22,6 +22,8 @@ runner's ``--compare-to`` alike.  The rule:
 Callers decide what a missing or incompatible benchmark means for them
 (an error for ``compare_to`` and ``report``, a note under the figure of
 ``plot``); they select benchmarks by name (``-b``) before the comparison.
+The commands reach it through :mod:`perf.analysis.finished`, which adds
+everything that is said about the comparison.
 
 Also here, on the comparisons of a suite: its geometric mean with an
 interval (:func:`combine_comparisons`, :func:`geometric_means`) and what
