@@ -138,7 +138,8 @@ def _figures(files: Files, figures: FigureSource, summary: Summary | None, robus
     comparison = summary.comparison if summary is not None else None
     # the comparison figure draws the suite's geometric mean of 2 benchmarks or more
     mean_on_top = summary is not None and len(summary.entries) > 1
-    kinds = [COMPARISON] if len(files) > 1 else []
+    # the comparison figure draws the caller's comparison, as the table does
+    kinds = [COMPARISON] if comparison is not None and len(files) > 1 else []
     kinds.extend([DISTRIBUTION, TIMELINE])
     parts = [element("h2", "Figures")]
     for kind in kinds:
@@ -161,8 +162,9 @@ def render_report(
     """The HTML page of *files* (see the module documentation).
 
     *summary* is the comparison of the files to the first one (two files
-    or more); *figures* draws each figure.  *robust* is only named in the
-    notes: the comparisons are the caller's.
+    or more: without it, no comparison table or figure); *figures* draws
+    each figure.  *robust* is only named in the notes: the comparisons are
+    the caller's.
     """
     if not files:
         raise ValueError("a report needs at least one file")
