@@ -109,7 +109,8 @@ class FinishedComparison(NamedTuple):
     sections: Sequence[Section]
     #: the level of each test of the chance counts
     alpha: float
-    #: for each changed file: every comparison to it is paired
+    #: for each changed file: every comparison to it is paired (the two
+    #: sides of an interleaved run); empty when no benchmark was compared
     paired: Sequence[bool]
     #: benchmark name -> for each changed file its win rate (None: fewer
     #: than 2 processes on a side); None when not asked for
@@ -159,6 +160,7 @@ def _tags(benchmark: Benchmark) -> list[str]:
 def _section(
     tag: str | None, entries: Sequence[BenchmarkComparison], means: Sequence[Comparison] | None, alpha: float
 ) -> Section:
+    """The section of *entries*, whose geometric means are *means*."""
     comparisons = [comparison for entry in entries for comparison in entry.comparisons]
     return Section(
         tag,
