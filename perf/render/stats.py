@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from perf.analysis.summaries import BenchmarkStats, Fences
 from perf.model.benchmark import Benchmark
 from perf.model.run import Number
 from perf.render.benchmark import format_result_value
@@ -29,6 +28,7 @@ from perf.render.units import format_datetime, format_number, format_seconds
 
 if TYPE_CHECKING:
     from perf.analysis.interference import Interference
+    from perf.analysis.summaries import BenchmarkStats, Fences
 
 #: percentiles of the stats text and their names
 _PERCENTILES = (0, 5, 25, 50, 75, 95, 100)

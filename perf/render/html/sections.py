@@ -19,10 +19,9 @@ print, or compute statistics or run the checks.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from perf.analysis.checks import Level
-from perf.analysis.summaries import BenchmarkFindings
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import common_metadata
 from perf.model.suite import BenchmarkSuite
@@ -32,12 +31,15 @@ from perf.render.html.markup import NONE, bullet_list, cell, element, escape, ro
 from perf.render.metadata import format_metadata
 from perf.render.units import format_datetime
 
+if TYPE_CHECKING:
+    from perf.analysis.summaries import BenchmarkFindings
+
 __all__ = ["Files", "Findings", "header_table", "metadata_section", "results_section", "stability_section"]
 
 #: (title, suite) of each file, in the order given on the command line
 Files = Sequence[tuple[str, BenchmarkSuite]]
 #: the findings of each file's benchmarks by name, in the order of the files
-Findings = Sequence[Mapping[str, BenchmarkFindings]]
+Findings = Sequence[Mapping[str, "BenchmarkFindings"]]
 
 #: header keys: (metadata key, column title)
 _HEADER_KEYS = (

@@ -14,10 +14,8 @@ Must not: read files, print, or compute statistics.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
-from perf.analysis.density import AxisShape
-from perf.analysis.summaries import DistributionPanel
 from perf.model.benchmark import Benchmark
 from perf.render.plots.canvas import (
     MAX_PANELS,
@@ -34,6 +32,10 @@ from perf.render.plots.canvas import (
     selected_names,
     unit_axis,
 )
+
+if TYPE_CHECKING:
+    from perf.analysis.density import AxisShape
+    from perf.analysis.summaries import DistributionPanel
 
 __all__ = ["distribution_figure", "panel_names"]
 
