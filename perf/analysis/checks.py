@@ -1,7 +1,10 @@
 """Stability checks of one benchmark's result, returned as data.
 
-Each finding is a :class:`Check`: a short code and the figures the renderer
-needs (``perf/render/checks.py`` holds every sentence).  Calibration runs
+Each finding is a :class:`Check`: a short code, the figures the renderer
+needs (``perf/render/checks.py`` holds every sentence) and its level
+(:attr:`Check.level`, a :class:`Level`: a warning that the result may be
+unstable, advice, or information), so that the renderer does not sort the
+codes itself.  Calibration runs
 (runs without values) are ignored; a benchmark without values has no check.
 
 pyperf's checks (pyperf 2.10.0, ``format_checks`` in ``pyperf/_cli.py``),
@@ -89,6 +92,7 @@ Must not: produce text, print, read files, or drop values.
 
 from __future__ import annotations
 
+import enum
 import math
 from collections import Counter
 from typing import Any, NamedTuple, Sequence
@@ -103,10 +107,22 @@ __all__ = [
     "CODES",
     "INFO_CODES",
     "PYPERF_CODES",
+    "Level",
     "Check",
     "check_benchmark",
     "is_warning",
 ]
+
+
+class Level(enum.Enum):
+    """What a check says: how the renderer lays it out."""
+
+    #: the result may be unstable (pyperf's warning block)
+    WARNING = "warning"
+    #: advice that is not a sign of an unstable result (too many runs)
+    ADVICE = "advice"
+    #: information only (steady states, loop overhead, precision)
+    INFORMATION = "information"
 
 
 class Check(NamedTuple):
@@ -114,6 +130,17 @@ class Check(NamedTuple):
 
     code: str
     values: tuple[Any, ...]
+
+    @property
+    def level(self) -> Level:
+        """The :class:`Level` of the code: :data:`ADVICE_CODES` are advice,
+        :data:`INFO_CODES` information, any other code (an unknown one too)
+        a warning."""
+        if self.code in ADVICE_CODES:
+            return Level.ADVICE
+        if self.code in INFO_CODES:
+            return Level.INFORMATION
+        return Level.WARNING
 
 
 #: every code, in the order check_benchmark() reports them
@@ -161,7 +188,7 @@ PRECISION = 0.01
 
 def is_warning(check: Check) -> bool:
     """True when *check* says the result may be unstable."""
-    return check.code not in ADVICE_CODES and check.code not in INFO_CODES
+    return check.level is Level.WARNING
 
 
 def check_benchmark(benchmark: Benchmark, check_too_many_processes: bool = False) -> list[Check]:

@@ -10,7 +10,9 @@ estimate and histogram bin edges, for the figures of :mod:`perf.render.plots`.
 * :func:`histogram_edges`: bin edges shared by several samples (the
   narrowest Freedman-Diaconis width of the samples, Sturges' count when
   every IQR is 0, a fixed number of bins at most; one narrow bin around
-  values that are all equal).
+  values that are all equal);
+* :func:`axis_shape`: both for samples drawn on one axis, as an
+  :class:`AxisShape` that a figure only draws.
 
 Must not: import anything beyond the standard library and
 :mod:`perf.analysis` (no numpy: the core has no dependency but psutil),
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from typing import Sequence, Union
+from typing import NamedTuple, Sequence, Union
 
 from perf.analysis.statistics import percentile, stdev
 
@@ -41,7 +43,7 @@ SINGLE_BIN_HALF_WIDTH = 0.01
 
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 
-__all__ = ["gaussian_kde", "histogram_edges", "silverman_bandwidth"]
+__all__ = ["AxisShape", "axis_shape", "gaussian_kde", "histogram_edges", "silverman_bandwidth"]
 
 
 def _check(values: Sequence[Number]) -> list[float]:
@@ -143,3 +145,27 @@ def histogram_edges(samples: Sequence[Sequence[Number]], max_bins: int = MAX_BIN
     wanted = (largest - smallest) / min(widths) if widths else math.log2(len(pooled)) + 1
     count = max(1, min(math.ceil(wanted), max_bins))
     return _grid(smallest, largest, count + 1)
+
+
+class AxisShape(NamedTuple):
+    """Samples drawn on one axis (the values of one benchmark in several
+    files), with their shared histogram bins and density curves."""
+
+    #: each sample's values, as floats
+    samples: list[list[float]]
+    #: :func:`histogram_edges` of the samples that spread (min != max);
+    #: empty when none does
+    edges: list[float]
+    #: each sample's :func:`gaussian_kde` ``(xs, ys)``; ``([], [])`` for a
+    #: sample that does not spread (a vertical line, not a curve)
+    densities: list[tuple[list[float], list[float]]]
+
+
+def axis_shape(samples: Sequence[Sequence[Number]]) -> AxisShape:
+    """The bins and densities of *samples* (each non-empty) drawn on one axis."""
+    floats = [[float(value) for value in sample] for sample in samples]
+    spreads = [min(sample) != max(sample) for sample in floats]
+    spread = [sample for sample, spreads_out in zip(floats, spreads) if spreads_out]
+    edges = histogram_edges(spread) if spread else []
+    densities = [gaussian_kde(sample) if spreads_out else ([], []) for sample, spreads_out in zip(floats, spreads)]
+    return AxisShape(floats, edges, densities)

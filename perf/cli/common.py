@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any, NamedTuple, Sequence
 
-from perf.analysis.checks import check_benchmark
+from perf.analysis.checks import Check, check_benchmark
 from perf.errors import PerfError, ResultError, ResultFileError
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import common_metadata
@@ -190,17 +190,18 @@ def check_lines(benchmark: Benchmark, check_too_many_processes: bool = False) ->
     return format_warnings(check_benchmark(benchmark, check_too_many_processes=check_too_many_processes), benchmark)
 
 
-def check_summary_lines(item: Item) -> list[str]:
+def check_summary_lines(item: Item, checks: Sequence[Check] | None = None) -> list[str]:
     """The stability warnings of a displayed benchmark as one line that
     points to ``check`` (``show``, ``stats``, ``hist``, ``metadata``,
-    ``dump``: the full block is printed by ``check`` and after a run)."""
+    ``dump``: the full block is printed by ``check`` and after a run);
+    *checks* are its checks when the caller already ran them."""
     benchmark = item.benchmark
+    if checks is None:
+        checks = check_benchmark(benchmark)
     # the file's other benchmarks are not in this display: check needs -b too
     name = benchmark.get_name() if max(len(item.suite), item.in_file) > 1 else None
     filename = item.suite.filename
-    return format_warning_summary(
-        check_benchmark(benchmark), benchmark, None if filename is None else str(filename), name
-    )
+    return format_warning_summary(checks, benchmark, None if filename is None else str(filename), name)
 
 
 def _suite_summary(suite: BenchmarkSuite) -> list[str]:
@@ -248,7 +249,7 @@ class Blocks(NamedTuple):
     result: bool = False
 
 
-def _benchmark_lines(item: Item, blocks: Blocks) -> list[str]:
+def _benchmark_lines(item: Item, blocks: Blocks, checks: Sequence[Check] | None) -> list[str]:
     # each command imports the renderers of its blocks only
     benchmark = item.benchmark
     parts = []
@@ -261,14 +262,15 @@ def _benchmark_lines(item: Item, blocks: Blocks) -> list[str]:
 
         parts.append(format_histogram([(None, benchmark)]))
     if blocks.stats:
+        from perf.analysis.summaries import benchmark_stats
         from perf.render.stats import format_stats
 
-        parts.append(format_stats(benchmark))
+        parts.append(format_stats(benchmark, benchmark_stats(benchmark)))
     if blocks.checks:
         if blocks.full_checks:
             parts.append(check_lines(benchmark, blocks.check_too_many_processes))
         else:
-            parts.append(check_summary_lines(item))
+            parts.append(check_summary_lines(item, checks))
     if blocks.result:
         parts.append([format_result(benchmark)])
     lines: list[str] = []
@@ -288,13 +290,14 @@ def distinct_suites(items: Sequence[Item]) -> list[BenchmarkSuite]:
     return suites
 
 
-def _item_lines(item: Item, blocks: Blocks, metadata: dict[str, Any]) -> list[str]:
+def _item_lines(item: Item, blocks: Blocks, metadata: dict[str, Any], checks: Sequence[Check] | None) -> list[str]:
     """The lines of one benchmark under its titles: its own *metadata*
-    (none when empty), then its blocks."""
+    (none when empty), then its blocks (with its *checks* when the caller
+    ran them)."""
     lines: list[str] = []
     if metadata:
         lines.extend(["Metadata:", *format_metadata_lines(metadata)])
-    bench_lines = _benchmark_lines(item, blocks)
+    bench_lines = _benchmark_lines(item, blocks, checks)
     if bench_lines:
         empty_line(lines)
         lines.extend(bench_lines)
@@ -311,7 +314,9 @@ def _file_header(item: Item, blocks: Blocks) -> list[str]:
     return header
 
 
-def format_benchmarks(items: Sequence[Item], blocks: Blocks) -> list[str]:
+def format_benchmarks(
+    items: Sequence[Item], blocks: Blocks, checks: Sequence[Sequence[Check]] | None = None
+) -> list[str]:
     """pyperf's multi-line layout of ``show -d/-g/-t/-m``, ``dump``,
     ``stats``, ``metadata`` and ``check``.
 
@@ -319,7 +324,8 @@ def format_benchmarks(items: Sequence[Item], blocks: Blocks) -> list[str]:
     one file of several benchmarks, followed by the suite's totals), a
     benchmark title (``-``) unless every file holds the same single
     benchmark, and with *metadata* the metadata common to all benchmarks
-    first.
+    first.  *checks* are the checks of each item (one warning line each)
+    when the caller already ran them.
     """
     output: list[str] = []
     # each benchmark's own metadata (the common keys are removed from them)
@@ -334,8 +340,9 @@ def format_benchmarks(items: Sequence[Item], blocks: Blocks) -> list[str]:
     show_name = not (all(len(suite) == 1 for suite in suites) and all(other == names[0] for other in names))
 
     current: BenchmarkSuite | None = None
-    for item, metadata in zip(items, metadatas):
-        lines = _item_lines(item, blocks, metadata)
+    item_checks: Sequence[Sequence[Check] | None] = [None] * len(items) if checks is None else checks
+    for item, metadata, found in zip(items, metadatas, item_checks):
+        lines = _item_lines(item, blocks, metadata, found)
         if not lines:
             continue
         header: list[str] = []

@@ -273,7 +273,12 @@ def convert(args: argparse.Namespace) -> BenchmarkSuite:
 def run(args: argparse.Namespace) -> int:
     suite = convert(args)
     if _writes_csv(args):
-        text = format_csv(suite, summary=bool(getattr(args, "csv_summary", False)))
+        intervals = None
+        if getattr(args, "csv_summary", False):
+            from perf.analysis.intervals import benchmark_mean_interval
+
+            intervals = [benchmark_mean_interval(benchmark) for benchmark in suite]
+        text = format_csv(suite, intervals)
         if args.stdout:
             sys.stdout.write(text)
             sys.stdout.flush()

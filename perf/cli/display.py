@@ -128,20 +128,22 @@ def _extra_displays(benchmark: Benchmark, args: Options) -> list[str]:
 
         lines += [*format_histogram([(None, benchmark)]), ""]
     if args.stats:
+        from perf.analysis.summaries import benchmark_stats
         from perf.render.stats import format_stats
 
-        lines += [*format_stats(benchmark), ""]
+        lines += [*format_stats(benchmark, benchmark_stats(benchmark)), ""]
     return lines
 
 
 def print_result(benchmark: Benchmark, args: Options, show_name: bool, checks: bool) -> None:
     """Extra displays, stability warnings, then the result line."""
+    from perf.analysis.intervals import benchmark_log_interval
     from perf.render.benchmark import format_result
 
     lines = _extra_displays(benchmark, args)
     if checks:
         lines += _check_lines(benchmark, args)
-    line = format_result(benchmark, interval=True)
+    line = format_result(benchmark, interval=benchmark_log_interval(benchmark))
     lines.append(f"{benchmark.get_name()}: {line}" if show_name else line)
     print("\n".join(lines), flush=True)
 

@@ -43,7 +43,7 @@ from perf.errors import OutputExistsError, ResultError, UsageError
 from perf.model.suite import BenchmarkSuite
 from perf.render.plots import canvas
 from perf.render.plots.comparison import comparison_figure
-from perf.render.plots.distribution import distribution_figure
+from perf.render.plots.distribution import distribution_figure, panel_names
 from perf.render.plots.timeline import timeline_figure
 from perf.render.units import format_filesize
 from perf.storage import files
@@ -173,7 +173,10 @@ def make_figure(suites: Sequence[BenchmarkSuite], args: argparse.Namespace) -> o
     named = list(zip(titles, suites))
     if args.kind == "timeline":
         return timeline_figure(named, args.benchmarks)
-    return distribution_figure(named, args.benchmarks)
+    from perf.analysis.summaries import distribution_panels
+
+    panels = distribution_panels(suites, panel_names(named, args.benchmarks))
+    return distribution_figure(named, args.benchmarks, panels)
 
 
 def run(args: argparse.Namespace) -> int:

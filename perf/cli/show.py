@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 
+from perf.analysis.checks import check_benchmark
 from perf.cli.common import (
     Blocks,
     add_input_arguments,
@@ -38,8 +39,10 @@ def run(args: argparse.Namespace) -> int:
     items = load_selection(args)
     checks = not args.quiet
     multiline = args.dump or args.metadata or args.hist or args.stats
-    if not multiline and checks:
-        multiline = any(check_summary_lines(item) for item in items)
+    # each benchmark's checks run once: to choose the layout, then to show them
+    found = [check_benchmark(item.benchmark) for item in items] if checks else None
+    if not multiline and found is not None:
+        multiline = any(check_summary_lines(item, item_checks) for item, item_checks in zip(items, found))
     if multiline:
         blocks = Blocks(
             metadata=args.metadata,
@@ -49,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
             checks=checks,
             result=True,
         )
-        print_lines(format_benchmarks(items, blocks))
+        print_lines(format_benchmarks(items, blocks, found))
         return 0
 
     several_files = len({id(item.suite) for item in items}) > 1

@@ -1,12 +1,20 @@
 """Text of one benchmark's result: the ``Mean +- std dev:`` line.
 
+The confidence interval it may show is the caller's
+(:func:`perf.analysis.intervals.benchmark_log_interval`).
+
 Must not: compute statistics beyond calling the model, read files, print.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Union
+
 from perf.model.benchmark import Benchmark
 from perf.render.units import format_number
+
+if TYPE_CHECKING:
+    from perf.analysis.intervals import Interval
 
 
 def _format_calibration(benchmark: Benchmark) -> str:
@@ -28,31 +36,38 @@ def format_result_value(benchmark: Benchmark) -> str:
     return f"{mean} +- {stdev}"
 
 
-def format_interval(benchmark: Benchmark) -> str | None:
+def format_interval(benchmark: Benchmark, interval: Interval) -> str:
     """``'95% CI: 22.4 ms .. 22.6 ms, 20 processes'``: the confidence
     interval of the process means (doc/design.rst, R1), on the log
     scale (:func:`perf.analysis.intervals.benchmark_log_interval`): never
     below zero, even with 2 or 3 noisy processes."""
-    from perf.analysis.intervals import benchmark_log_interval
-
-    interval = benchmark_log_interval(benchmark)
-    if interval is None:
-        return None
     low, high = benchmark.format_values((interval.low, interval.high))
     return f"{interval.confidence:.0%} CI: {low} .. {high}, {interval.n} processes"
 
 
-def format_result(benchmark: Benchmark, interval: bool = False) -> str:
+def _log_interval(benchmark: Benchmark) -> Interval | None:
+    """TEMPORARY, for ``format_result(benchmark, interval=True)`` in
+    perf.cli.display.print_comparison, which the comparison branch of issue
+    24 rewrites: then the caller passes the interval and this goes away."""
+    from perf.analysis.intervals import benchmark_log_interval
+
+    return benchmark_log_interval(benchmark)
+
+
+def format_result(benchmark: Benchmark, interval: Union[Interval, bool, None] = None) -> str:
     """``'Mean +- std dev: 22.5 ms +- 0.2 ms'`` (pyperf's grep-able line),
-    followed with *interval* by the 95 % confidence interval of the
-    process means (log scale, see :func:`format_interval`).  The centre
-    stays pyperf's: mean and standard deviation of all values."""
+    followed, with an *interval* (the benchmark's
+    :func:`~perf.analysis.intervals.benchmark_log_interval`), by the 95 %
+    confidence interval of the process means (log scale, see
+    :func:`format_interval`).  The centre stays pyperf's: mean and standard
+    deviation of all values.  (``True`` is a temporary form: see
+    :func:`_log_interval`.)"""
     values = benchmark.get_values()
     if len(values) < 2:
         return format_result_value(benchmark)
     text = f"Mean +- std dev: {format_result_value(benchmark)}"
-    if interval:
-        ci = format_interval(benchmark)
-        if ci is not None:
-            text += f" ({ci})"
+    if interval is True:
+        interval = _log_interval(benchmark)
+    if interval is not None and not isinstance(interval, bool):
+        text += f" ({format_interval(benchmark, interval)})"
     return text

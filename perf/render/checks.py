@@ -1,6 +1,7 @@
 """Text of the stability checks: pyperf's warning block, with perf's names.
 
-The checks themselves come from :mod:`perf.analysis.checks`; this module
+The checks themselves come from :mod:`perf.analysis.checks` (the command
+runs them once and hands them over, each with its level); this module
 owns every sentence.  Bullets that pyperf 2.10.0 prints keep its wording
 word for word (users and CI scripts grep them), except pyperf's typo
 "95% certainly", written "95% certainty"; perf's own checks get plain
@@ -28,8 +29,8 @@ Like pyperf, "python" is the base name of the running interpreter
 (``python3``, ``pypy3``...) unless the caller names one, and the advice
 lines follow the block without a blank line.
 
-Must not: compute statistics (only format the checks' figures), read
-files, or print.
+Must not: compute statistics or run the checks (only format the checks'
+figures), read files, or print.
 """
 
 from __future__ import annotations
@@ -38,13 +39,12 @@ import os
 import sys
 from typing import Callable, Sequence
 
-from perf.analysis.checks import ADVICE_CODES, INFO_CODES, Check, check_benchmark, is_warning
+from perf.analysis.checks import Check, Level
 from perf.model.benchmark import Benchmark
 
 __all__ = [
     "WARNING_TITLE",
     "format_check",
-    "format_checks",
     "format_warning_summary",
     "format_warnings",
     "warning_summary_line",
@@ -201,9 +201,9 @@ def _advice_and_information(checks: Sequence[Check], benchmark: Benchmark, lines
     """*lines* followed by the advice lines, then (after an empty line if
     there is anything before them) the information lines."""
     for check in checks:
-        if check.code in ADVICE_CODES:
+        if check.level is Level.ADVICE:
             lines.extend(format_check(check, benchmark).splitlines())
-    information = [format_check(check, benchmark) for check in checks if check.code in INFO_CODES]
+    information = [format_check(check, benchmark) for check in checks if check.level is Level.INFORMATION]
     if information:
         if lines:
             lines.append("")
@@ -218,7 +218,7 @@ def format_warnings(checks: Sequence[Check], benchmark: Benchmark, python: str |
     of ``sys.executable``, as pyperf does).
     """
     lines: list[str] = []
-    warnings = [check for check in checks if is_warning(check)]
+    warnings = [check for check in checks if check.level is Level.WARNING]
     if warnings:
         python = _python_name(python)
         lines.append(WARNING_TITLE)
@@ -266,13 +266,6 @@ def format_warning_summary(
     """:func:`format_warnings` with the warning block reduced to
     :func:`warning_summary_line` (advice and information lines are kept);
     ``[]`` for no check."""
-    count = sum(1 for check in checks if is_warning(check))
+    count = sum(1 for check in checks if check.level is Level.WARNING)
     lines = [warning_summary_line(count, filename, name, python)] if count else []
     return _advice_and_information(checks, benchmark, lines)
-
-
-def format_checks(benchmark: Benchmark, check_too_many_processes: bool = False, python: str | None = None) -> list[str]:
-    """Run :func:`perf.analysis.checks.check_benchmark` and format the result
-    (pyperf's ``format_checks(bench, check_too_many_processes=...)``)."""
-    checks = check_benchmark(benchmark, check_too_many_processes=check_too_many_processes)
-    return format_warnings(checks, benchmark, python=python)

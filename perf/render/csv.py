@@ -17,20 +17,23 @@ them, so that they read back exactly.
   mean, standard deviation, median, minimum and maximum of all values, and
   the 95 % confidence interval of the mean of process means (a process is
   one sample).  A figure that needs more values than there are is an empty
-  cell.  The statistics come from the model and :mod:`perf.analysis`.
+  cell.  The statistics come from the model, and the intervals from the
+  caller (:func:`perf.analysis.intervals.benchmark_mean_interval`).
 
-Must not: compute statistics beyond calling the model and perf.analysis,
-read or write files, print.
+Must not: compute statistics beyond calling the model, read or write
+files, print.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
-from perf.analysis.intervals import benchmark_mean_interval
 from perf.model.suite import BenchmarkSuite
+
+if TYPE_CHECKING:
+    from perf.analysis.intervals import Interval
 
 #: the columns of --csv
 VALUE_COLUMNS = ("benchmark", "run", "process", "kind", "index", "loops", "value", "unit")
@@ -74,9 +77,13 @@ def csv_value_rows(suite: BenchmarkSuite) -> Iterator[list[str]]:
                 yield [*prefix, "value", str(index), loops_cell, _number(value), unit]
 
 
-def csv_summary_rows(suite: BenchmarkSuite) -> Iterator[list[str]]:
-    """The rows of ``--csv-summary`` (without the header)."""
-    for benchmark in suite:
+def csv_summary_rows(suite: BenchmarkSuite, intervals: Sequence[Interval | None]) -> Iterator[list[str]]:
+    """The rows of ``--csv-summary`` (without the header); *intervals* are
+    the confidence intervals of the mean of process means of the
+    benchmarks, in the suite's order."""
+    if len(intervals) != len(suite):
+        raise ValueError(f"{len(intervals)} intervals for {len(suite)} benchmarks")
+    for benchmark, interval in zip(suite, intervals):
         values = benchmark.get_values()
         row = [benchmark.get_name(), benchmark.get_unit(), str(len(benchmark.get_process_means())), str(len(values))]
         if values:
@@ -85,15 +92,15 @@ def csv_summary_rows(suite: BenchmarkSuite) -> Iterator[list[str]]:
             row.extend([_number(min(values)), _number(max(values))])
         else:
             row.extend([""] * 5)
-        interval = benchmark_mean_interval(benchmark)
         row.extend([_number(interval.low), _number(interval.high)] if interval is not None else ["", ""])
         yield row
 
 
-def format_csv(suite: BenchmarkSuite, summary: bool = False) -> str:
-    """The CSV text of ``--csv`` (or with *summary*, ``--csv-summary``)."""
+def format_csv(suite: BenchmarkSuite, intervals: Sequence[Interval | None] | None = None) -> str:
+    """The CSV text of ``--csv``, or with *intervals* (see
+    :func:`csv_summary_rows`), of ``--csv-summary``."""
     output = io.StringIO(newline="")
     writer = csv.writer(output, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
-    writer.writerow(SUMMARY_COLUMNS if summary else VALUE_COLUMNS)
-    writer.writerows(csv_summary_rows(suite) if summary else csv_value_rows(suite))
+    writer.writerow(SUMMARY_COLUMNS if intervals is not None else VALUE_COLUMNS)
+    writer.writerows(csv_summary_rows(suite, intervals) if intervals is not None else csv_value_rows(suite))
     return output.getvalue()

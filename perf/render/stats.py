@@ -10,28 +10,29 @@ correlation (ICC), and Tukey outliers among the process means.
 A benchmark holding only calibration runs gets what is known about it
 (pyperf 2.10.0 crashes on it).
 
+The figures the model does not keep come from the command, computed once
+by :func:`perf.analysis.summaries.benchmark_stats`.
+
 Must not: compute statistics (the model and perf.analysis do), read files, print.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import TYPE_CHECKING
 
-from perf.analysis import statistics
-from perf.analysis.benchmarks import loop_overhead
-from perf.analysis.intervals import benchmark_mean_interval
 from perf.model.benchmark import Benchmark
 from perf.model.run import Number
 from perf.render.benchmark import format_result_value
 from perf.render.units import format_datetime, format_number, format_seconds
 
+if TYPE_CHECKING:
+    from perf.analysis.interference import Interference
+    from perf.analysis.summaries import BenchmarkStats, Fences
+
 #: percentiles of the stats text and their names
 _PERCENTILES = (0, 5, 25, 50, 75, 95, 100)
 _PERCENTILE_NAMES = {0: "minimum", 25: "Q1", 50: "median", 75: "Q3", 100: "maximum"}
-
-#: Tukey's fence factor for (mild) outliers
-_TUKEY_FACTOR = 1.5
 
 
 def _format_count(number: Number) -> str:
@@ -127,18 +128,17 @@ def _format_percentiles(benchmark: Benchmark) -> list[str]:
     return lines
 
 
-def _format_outliers(benchmark: Benchmark, values: Sequence[Number], what: str) -> str:
+def _format_outliers(benchmark: Benchmark, fences: Fences, what: str) -> str:
     """``Number of outlier (out of LOW..HIGH): N`` with Tukey's 1.5 IQR fences."""
-    low, high = statistics.tukey_fences(values, _TUKEY_FACTOR)
-    count = statistics.count_outside(values, low, high)
-    bounds = benchmark.format_values((low, high))
-    return f"Number of {what} (out of {bounds[0]}..{bounds[1]}): {format_number(count)}"
+    bounds = benchmark.format_values((fences.low, fences.high))
+    return f"Number of {what} (out of {bounds[0]}..{bounds[1]}): {format_number(fences.outside)}"
 
 
-def format_pyperf_stats(benchmark: Benchmark) -> list[str]:
-    """pyperf's ``stats`` text of one benchmark (no title, no checks)."""
+def format_pyperf_stats(benchmark: Benchmark, stats: BenchmarkStats) -> list[str]:
+    """pyperf's ``stats`` text of one benchmark (no title, no checks);
+    *stats* is its :func:`~perf.analysis.summaries.benchmark_stats`."""
     lines = _format_header(benchmark)
-    if not benchmark.get_values():
+    if not benchmark.get_values() or stats.outliers is None:
         lines.append("Total number of values: 0")
         lines.append(format_result_value(benchmark))
         return lines
@@ -151,25 +151,24 @@ def format_pyperf_stats(benchmark: Benchmark) -> list[str]:
     lines.append("")
     lines.extend(_format_percentiles(benchmark))
     lines.append("")
-    lines.append(_format_outliers(benchmark, benchmark._get_sorted_values(), "outlier"))
+    lines.append(_format_outliers(benchmark, stats.outliers, "outlier"))
     return lines
 
 
-def _format_interval(benchmark: Benchmark) -> list[str]:
+def _format_interval(benchmark: Benchmark, stats: BenchmarkStats) -> list[str]:
     """The confidence interval of the mean of process means."""
-    interval = benchmark_mean_interval(benchmark)
+    interval = stats.interval
     if interval is None:
         return ["CI of the mean of process means: not computed (needs 2 processes or more)"]
     low, high = benchmark.format_values((interval.estimate, interval.low, interval.high))[1:]
     return [f"{interval.confidence:.0%} CI of the mean of process means: {low} .. {high}"]
 
 
-def _format_variance_components(benchmark: Benchmark, mean: float) -> list[str]:
+def _format_variance_components(benchmark: Benchmark, mean: float, stats: BenchmarkStats) -> list[str]:
     """Standard deviations between and within processes, and their ICC."""
-    groups = [run.values for run in benchmark.get_runs() if run.values]
-    if len(groups) < 2 or all(len(group) < 2 for group in groups):
+    if stats.variance_components is None:
         return ["Std dev between/within processes: not computed (needs 2 processes, one of them with 2 values or more)"]
-    between, within = statistics.variance_components(groups)
+    between, within = stats.variance_components
     texts = benchmark.format_values((mean, math.sqrt(between), math.sqrt(within)))
     total = between + within
     icc = f"{between / total:.2f}" if total else "n/a (no variance)"
@@ -180,30 +179,29 @@ def _format_variance_components(benchmark: Benchmark, mean: float) -> list[str]:
     ]
 
 
-def format_process_stats(benchmark: Benchmark) -> list[str]:
-    """perf's process-level block: the worker process is the unit."""
+def format_process_stats(benchmark: Benchmark, stats: BenchmarkStats) -> list[str]:
+    """perf's process-level block: the worker process is the unit; *stats*
+    is the benchmark's :func:`~perf.analysis.summaries.benchmark_stats`."""
     means = benchmark.get_process_means()
     lines = [f"Number of processes with values: {format_number(len(means))}"]
     if benchmark.get_clock() == "cpu":
         lines.insert(0, "Clock: CPU time of the worker thread (--clock cpu)")
-    if not means:
+    mean = stats.process_mean
+    if not means or mean is None or stats.process_outliers is None:
         return lines
-    mean = statistics.mean(means)
     lines.append(f"Mean of process means: {benchmark.format_value(mean)}")
-    lines.extend(_format_interval(benchmark))
-    lines.extend(_format_variance_components(benchmark, mean))
-    lines.append(_format_outliers(benchmark, means, "outlier process means"))
-    lines.extend(_format_loop_overhead(benchmark))
-    lines.extend(_format_interference(benchmark))
+    lines.extend(_format_interval(benchmark, stats))
+    lines.extend(_format_variance_components(benchmark, mean, stats))
+    lines.append(_format_outliers(benchmark, stats.process_outliers, "outlier process means"))
+    lines.extend(_format_loop_overhead(benchmark, stats.loop_overhead))
+    if stats.interference is not None:
+        lines.extend(_format_interference(stats.interference))
     return lines
 
 
-def _format_interference(benchmark: Benchmark) -> list[str]:
+def _format_interference(summary: Interference) -> list[str]:
     """What the workers saw of the machine: their CPU share, the processes
     that lost the CPU, and how the speed probe varied (issue 14)."""
-    from perf.analysis.interference import summarize
-
-    summary = summarize(benchmark)
     lines = []
     if summary.median_share is not None and summary.lowest_share is not None:
         text = (
@@ -220,10 +218,9 @@ def _format_interference(benchmark: Benchmark) -> list[str]:
     return lines
 
 
-def _format_loop_overhead(benchmark: Benchmark) -> list[str]:
+def _format_loop_overhead(benchmark: Benchmark, overhead: float | None) -> list[str]:
     """The empty loop's time per iteration, beside the median value: part
     of every value, reported and never subtracted (doc/design.rst, R10)."""
-    overhead = loop_overhead(benchmark)
     if overhead is None:
         return []
     median = benchmark.median()
@@ -231,7 +228,8 @@ def _format_loop_overhead(benchmark: Benchmark) -> list[str]:
     return [f"Loop overhead (empty loop, included in the values): {benchmark.format_value(overhead)}{share}"]
 
 
-def format_stats(benchmark: Benchmark) -> list[str]:
+def format_stats(benchmark: Benchmark, stats: BenchmarkStats) -> list[str]:
     """The ``stats`` text of one benchmark: pyperf's lines, an empty line,
-    then perf's process-level block (no title, no checks)."""
-    return [*format_pyperf_stats(benchmark), "", *format_process_stats(benchmark)]
+    then perf's process-level block (no title, no checks); *stats* is its
+    :func:`~perf.analysis.summaries.benchmark_stats`."""
+    return [*format_pyperf_stats(benchmark, stats), "", *format_process_stats(benchmark, stats)]

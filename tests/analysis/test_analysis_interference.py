@@ -236,15 +236,18 @@ def test_compare_to_says_what_it_corrected():
 
 
 def test_stats_report_the_interference():
+    from perf.analysis.summaries import benchmark_stats
     from perf.render.stats import format_process_stats
 
-    lines = format_process_stats(recording(hit={3: 0.7, 4: 0.9}))
+    busy = recording(hit={3: 0.7, 4: 0.9})
+    lines = format_process_stats(busy, benchmark_stats(busy))
     assert lines[-2] == (
         "CPU share of the values: median 99.9%, lowest 70.0%; 80 involuntary context switches; "
         "2 of 20 processes lost more than 5% to other processes"
     )
     assert lines[-1].startswith("Speed probe: the slowest process saw the machine ")
-    assert not any("CPU share" in line for line in format_process_stats(recording(evidence=False)))
+    quiet = recording(evidence=False)
+    assert not any("CPU share" in line for line in format_process_stats(quiet, benchmark_stats(quiet)))
 
 
 def test_a_change_that_makes_the_code_wait_stays_visible():

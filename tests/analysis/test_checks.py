@@ -19,6 +19,7 @@ from perf.analysis.checks import (
     INFO_CODES,
     PYPERF_CODES,
     Check,
+    Level,
     check_benchmark,
     is_warning,
 )
@@ -343,3 +344,13 @@ def test_runs_saved_from_a_stopped_run_are_reported_first() -> None:
 
 def test_a_complete_run_has_no_incomplete_check() -> None:
     assert "incomplete" not in codes(check_benchmark(stable_benchmark(), check_too_many_processes=True))
+
+
+def test_a_check_carries_its_level():
+    assert Check("stdev", (1.0, 10.0, 10.0)).level is Level.WARNING
+    assert Check("incomplete", (1, 2, ())).level is Level.WARNING
+    assert Check("too_many_runs", (1, 4)).level is Level.ADVICE
+    assert {Check(code, ()).level for code in INFO_CODES} == {Level.INFORMATION}
+    assert Check("nope", ()).level is Level.WARNING  # unknown: never hidden
+    for code in CODES:
+        assert is_warning(Check(code, ())) == (Check(code, ()).level is Level.WARNING)

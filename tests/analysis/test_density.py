@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from perf.analysis.density import gaussian_kde, histogram_edges, silverman_bandwidth
+from perf.analysis.density import axis_shape, gaussian_kde, histogram_edges, silverman_bandwidth
 
 
 def trapezoid(xs, ys):
@@ -130,3 +130,21 @@ def test_histogram_edges_respect_max_bins_and_reject_nothing_to_bin():
         histogram_edges([[], []])
     with pytest.raises(ValueError, match="max_bins"):
         histogram_edges([[1.0]], max_bins=0)
+
+
+def test_axis_shape_shares_the_bins_of_the_samples_that_spread():
+    spread_a, spread_b, flat = [1, 2, 3, 5, 8], [2.0, 2.5, 3.0, 3.5], [4.0, 4.0]
+    shape = axis_shape([spread_a, spread_b, flat])
+    assert shape.samples == [[1.0, 2.0, 3.0, 5.0, 8.0], spread_b, flat]
+    assert all(isinstance(value, float) for value in shape.samples[0])
+    assert shape.edges == histogram_edges([spread_a, spread_b])
+    assert shape.densities[0] == gaussian_kde(spread_a)
+    assert shape.densities[1] == gaussian_kde(spread_b)
+    assert shape.densities[2] == ([], [])
+
+
+def test_axis_shape_without_spread_has_no_bins():
+    shape = axis_shape([[3.0], [4.0, 4.0]])
+    assert shape.edges == []
+    assert shape.densities == [([], []), ([], [])]
+    assert axis_shape([]) == ([], [], [])

@@ -15,6 +15,7 @@ from golden import (  # noqa: F401 (deterministic: an autouse fixture)
     without,
 )
 
+from perf.analysis.summaries import benchmark_stats
 from perf.render.stats import format_process_stats
 from perf.storage import files
 
@@ -36,7 +37,7 @@ def test_show_stats_then_warnings_then_result(capsys):
     stats = pyperf_output("timeit.json", "stats")
     pyperf_stats = stats.split("\n\nWARNING")[0]
     benchmark = files.load(str(DATA / "timeit.json")).get_benchmarks()[0]
-    process = "\n".join(format_process_stats(benchmark))
+    process = "\n".join(format_process_stats(benchmark, benchmark_stats(benchmark)))
     warning = (
         "WARNING: the benchmark result may be unstable (1 warning): "
         f'run "python -m perf check {DATA}/timeit.json" for details'

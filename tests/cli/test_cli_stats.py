@@ -15,6 +15,7 @@ from golden import (  # noqa: F401 (deterministic: an autouse fixture)
     without,
 )
 
+from perf.analysis.summaries import benchmark_stats
 from perf.render.stats import format_process_stats
 from perf.storage import files
 
@@ -22,7 +23,7 @@ from perf.storage import files
 def remove_process_blocks(lines, name):
     """Remove perf's process-level block (and its empty line) of each benchmark."""
     for benchmark in files.load(str(DATA / name)):
-        block = ["", *format_process_stats(benchmark)]
+        block = ["", *format_process_stats(benchmark, benchmark_stats(benchmark))]
         for start in range(len(lines) - len(block) + 1):
             if lines[start : start + len(block)] == block:
                 del lines[start : start + len(block)]
@@ -45,7 +46,7 @@ def test_stats_process_block_follows_pyperf_text(capsys):
     assert status == 0
     benchmark = files.load(str(DATA / "timeit.json")).get_benchmarks()[0]
     pyperf_part = pyperf_output("timeit.json", "stats").split("\n\nWARNING")[0]
-    assert out == pyperf_part + "\n\n" + "\n".join(format_process_stats(benchmark)) + "\n"
+    assert out == pyperf_part + "\n\n" + "\n".join(format_process_stats(benchmark, benchmark_stats(benchmark))) + "\n"
     assert "Number of processes with values: 4" in out
 
 

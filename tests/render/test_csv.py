@@ -6,10 +6,16 @@ from __future__ import annotations
 import csv
 import io
 
+from perf.analysis.intervals import Interval, benchmark_mean_interval
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.model.suite import BenchmarkSuite
 from perf.render.csv import SUMMARY_COLUMNS, VALUE_COLUMNS, csv_summary_rows, csv_value_rows, format_csv
+
+
+def mean_intervals(suite: BenchmarkSuite) -> list[Interval | None]:
+    """What convert --csv-summary computes before it renders."""
+    return [benchmark_mean_interval(benchmark) for benchmark in suite]
 
 
 def make_suite() -> BenchmarkSuite:
@@ -37,7 +43,7 @@ def test_value_rows() -> None:
 
 def test_summary_rows() -> None:
     suite = make_suite()
-    rows = list(csv_summary_rows(suite))
+    rows = list(csv_summary_rows(suite, mean_intervals(suite)))
     benchmark = suite.get_benchmark("a")
     assert rows[0][:9] == [
         "a",
@@ -63,9 +69,11 @@ def test_format_csv_is_rfc_4180() -> None:
     assert text.startswith(",".join(VALUE_COLUMNS) + "\r\n")
     assert text.count("\r\n") == 9 and "\n" not in text.replace("\r\n", "")
     assert list(csv.reader(io.StringIO(text, newline="")))[1:] == list(csv_value_rows(suite))
-    summary = format_csv(suite, summary=True)
+    summary = format_csv(suite, mean_intervals(suite))
     assert summary.startswith(",".join(SUMMARY_COLUMNS) + "\r\n")
-    assert list(csv.reader(io.StringIO(summary, newline="")))[1:] == list(csv_summary_rows(suite))
+    assert list(csv.reader(io.StringIO(summary, newline="")))[1:] == list(
+        csv_summary_rows(suite, mean_intervals(suite))
+    )
 
 
 def test_names_are_quoted_when_needed() -> None:

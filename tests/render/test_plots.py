@@ -30,6 +30,14 @@ requires_matplotlib = pytest.mark.skipif(
 )
 
 
+def distribution_figure(files_, names=None):
+    """The distribution figure with its panels computed first, as plot does."""
+    from perf.analysis.summaries import distribution_panels
+
+    panels = distribution_panels([suite_ for _title, suite_ in files_], distribution.panel_names(files_, names))
+    return distribution.distribution_figure(files_, names, panels)
+
+
 def load(name, title=None):
     return (title or name.split("/")[-1].split(".")[0], files.load(str(DATA / name)))
 
@@ -103,7 +111,7 @@ def test_require_matplotlib_says_what_to_install(no_matplotlib):
 @pytest.mark.parametrize(
     "draw",
     [
-        distribution.distribution_figure,
+        distribution_figure,
         timeline.timeline_figure,
         lambda files_: compare_figure(files_[0], files_[1:], 0.01),
     ],
@@ -149,7 +157,7 @@ def test_require_matplotlib_gives_pyplot_on_agg():
 def test_figures_are_not_left_open_in_pyplot():
     pyplot = canvas.require_matplotlib()
     before = pyplot.get_fignums()
-    figure = distribution.distribution_figure([load("timeit.json")])
+    figure = distribution_figure([load("timeit.json")])
     canvas.figure_bytes(figure, "png")
     assert pyplot.get_fignums() == before
 
@@ -157,10 +165,10 @@ def test_figures_are_not_left_open_in_pyplot():
 @requires_matplotlib
 def test_png_and_svg_bytes():
     files_ = [load("timeit.json")]
-    png = canvas.figure_bytes(distribution.distribution_figure(files_), "png")
+    png = canvas.figure_bytes(distribution_figure(files_), "png")
     assert png.startswith(PNG_SIGNATURE)
     assert b"tIME" not in png  # no modification time chunk
-    svg = canvas.figure_bytes(distribution.distribution_figure(files_), "svg")
+    svg = canvas.figure_bytes(distribution_figure(files_), "svg")
     root = ET.fromstring(svg)
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     assert b"<dc:date>" not in svg
@@ -168,7 +176,7 @@ def test_png_and_svg_bytes():
 
 @requires_matplotlib
 def test_unknown_format_is_a_value_error():
-    figure = distribution.distribution_figure([load("timeit.json")])
+    figure = distribution_figure([load("timeit.json")])
     with pytest.raises(ValueError, match="unknown figure format 'pdf'"):
         canvas.figure_bytes(figure, "pdf")
 
@@ -192,7 +200,7 @@ def test_svg_of_many_panels_is_reproducible_with_numbered_clip_paths():
     # the layout moves by a few ulps between drawings: clip paths, named
     # after a hash of their rectangle by matplotlib, are numbered instead
     files_ = [load("compare/ref.json"), load("compare/changed.json")]
-    svgs = [canvas.figure_bytes(distribution.distribution_figure(files_), "svg") for _ in range(3)]
+    svgs = [canvas.figure_bytes(distribution_figure(files_), "svg") for _ in range(3)]
     assert svgs[1] == svgs[0] and svgs[2] == svgs[0]
     svg = svgs[0].decode("utf-8")
     assert '<clipPath id="clip1">' in svg and 'clip-path="url(#clip1)"' in svg
@@ -204,7 +212,7 @@ def test_svg_of_many_panels_is_reproducible_with_numbered_clip_paths():
 
 @requires_matplotlib
 def test_distribution_of_one_file():
-    found = texts(distribution.distribution_figure([load("suite_tags.json")]))
+    found = texts(distribution_figure([load("suite_tags.json")]))
     for name in ("sort_list", "build_dict", "join_str", "values", "process means", "n = 6", "n = 2"):
         assert name in found
     # ticks in the unit of the values, at round numbers
@@ -214,7 +222,7 @@ def test_distribution_of_one_file():
 
 @requires_matplotlib
 def test_distribution_of_several_files_has_one_colour_per_file():
-    figure = distribution.distribution_figure([load("compare/ref.json"), load("compare/changed.json")])
+    figure = distribution_figure([load("compare/ref.json"), load("compare/changed.json")])
     svg = svg_of(figure)
     found = texts(figure)
     assert "ref" in found and "changed" in found  # the legend
@@ -226,7 +234,7 @@ def test_distribution_of_several_files_has_one_colour_per_file():
 
 @requires_matplotlib
 def test_distribution_of_selected_names_in_their_order():
-    found = texts(distribution.distribution_figure([load("suite_tags.json")], ["join_str", "sort_list", "nope"]))
+    found = texts(distribution_figure([load("suite_tags.json")], ["join_str", "sort_list", "nope"]))
     assert "build_dict" not in found
     assert found.index("join_str") < found.index("sort_list")
 
@@ -236,26 +244,26 @@ def test_distribution_of_a_single_value_and_a_single_process():
     single_value = benchmark("single_value", [[2.0e-6]])
     single_process = benchmark("single_process", [[2.0e-6, 2.1e-6, 2.05e-6]])
     equal = benchmark("equal", [[3.0e-6, 3.0e-6], [3.0e-6, 3.0e-6]])
-    found = texts(distribution.distribution_figure([("one", suite(single_value, single_process, equal))]))
+    found = texts(distribution_figure([("one", suite(single_value, single_process, equal))]))
     assert {"single_value", "single_process", "equal", "n = 1", "n = 3", "n = 4"} <= set(found)
 
 
 @requires_matplotlib
 def test_distribution_of_calibration_runs_only_says_so():
-    found = texts(distribution.distribution_figure([load("calibration_only.json")]))
+    found = texts(distribution_figure([load("calibration_only.json")]))
     assert "no values (only calibration runs)" in found
     two = [load("calibration_only.json", "calibration"), load("timeit.json")]
-    text = all_text(distribution.distribution_figure(two))
+    text = all_text(distribution_figure(two))
     assert "calibration: no values (only calibration runs)" in text
     assert "n = 12" in text
 
 
 @requires_matplotlib
 def test_distribution_in_bytes():
-    found = texts(distribution.distribution_figure([load("track_memory.json")]))
+    found = texts(distribution_figure([load("track_memory.json")]))
     assert any(re.fullmatch(r"\d+\.\d+ MiB", text) for text in found)
     small = benchmark("alloc", [[40_000, 41_000, 40_500], [40_200, 40_800]], unit="byte")
-    found = texts(distribution.distribution_figure([("memory", suite(small))]))
+    found = texts(distribution_figure([("memory", suite(small))]))
     assert any(re.fullmatch(r"\d+(\.\d+)? KiB", text) for text in found)
     assert not any(text.endswith(" us") or text.endswith(" sec") for text in found)
 
@@ -263,14 +271,14 @@ def test_distribution_in_bytes():
 @requires_matplotlib
 def test_distribution_caps_the_panels():
     many = suite(*(benchmark(f"bench{i:02d}", [[1.0 + i, 1.1 + i], [1.05 + i]]) for i in range(15)))
-    text = all_text(distribution.distribution_figure([("many", many)]))
+    text = all_text(distribution_figure([("many", many)]))
     assert "bench11" in text and "bench12" not in text
     assert "Only the first 12 of 15 benchmarks are shown" in text
 
 
 @requires_matplotlib
 def test_distribution_with_no_benchmark_to_show():
-    text = all_text(distribution.distribution_figure([load("timeit.json")], ["nope"]))
+    text = all_text(distribution_figure([load("timeit.json")], ["nope"]))
     assert "no benchmark to show" in text
 
 

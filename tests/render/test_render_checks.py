@@ -23,7 +23,6 @@ from perf.model.suite import BenchmarkSuite
 from perf.render.checks import (
     WARNING_TITLE,
     format_check,
-    format_checks,
     format_warning_summary,
     format_warnings,
     warning_summary_line,
@@ -80,6 +79,13 @@ def expected_sections(text: str) -> dict[str | None, list[str]]:
         while section and not section[-1]:
             del section[-1]
     return sections
+
+
+def format_checks(benchmark: Benchmark, check_too_many_processes: bool = False, python: str | None = None) -> list[str]:
+    """The checks of *benchmark* run, then formatted (render no longer runs
+    them: the command does, once)."""
+    checks = check_benchmark(benchmark, check_too_many_processes=check_too_many_processes)
+    return format_warnings(checks, benchmark, python=python)
 
 
 def pyperf_checks_only(benchmark: Benchmark, check_too_many_processes: bool = True) -> list[Check]:

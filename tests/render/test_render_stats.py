@@ -18,6 +18,7 @@ from golden import DATA, fixtures_with
 
 from perf.analysis import statistics
 from perf.analysis.intervals import benchmark_mean_interval
+from perf.analysis.summaries import benchmark_stats
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.render.stats import format_process_stats, format_pyperf_stats, format_stats
@@ -75,15 +76,15 @@ def test_stats_match_pyperf(name):
     benchmarks = files.load(str(DATA / name)).get_benchmarks()
     expected = stats_blocks((DATA / f"{name}.stats.txt").read_text())
     assert len(expected) == len(benchmarks)
-    assert [format_pyperf_stats(benchmark) for benchmark in benchmarks] == expected
+    assert [format_pyperf_stats(benchmark, benchmark_stats(benchmark)) for benchmark in benchmarks] == expected
 
 
 @pytest.mark.parametrize("name", FIXTURES)
 def test_perf_block_follows_pyperf_part(name):
     for benchmark in files.load(str(DATA / name)).get_benchmarks():
-        lines = format_stats(benchmark)
-        pyperf_part = format_pyperf_stats(benchmark)
-        assert lines == [*pyperf_part, "", *format_process_stats(benchmark)]
+        lines = format_stats(benchmark, benchmark_stats(benchmark))
+        pyperf_part = format_pyperf_stats(benchmark, benchmark_stats(benchmark))
+        assert lines == [*pyperf_part, "", *format_process_stats(benchmark, benchmark_stats(benchmark))]
         nprocess = sum(1 for run in benchmark.get_runs() if run.values)
         assert lines[len(pyperf_part) + 1] == f"Number of processes with values: {nprocess}"
 
@@ -92,7 +93,7 @@ def test_calibration_only_does_not_crash():
     """pyperf 2.10.0 crashes (calibration_only.json.stats.stderr.txt)."""
     assert "ValueError" in (DATA / "calibration_only.json.stats.stderr.txt").read_text()
     benchmark = files.load_benchmark(str(DATA / "calibration_only.json"))
-    assert format_stats(benchmark) == [
+    assert format_stats(benchmark, benchmark_stats(benchmark)) == [
         "Total duration: 146 ms",
         "Start date: 2026-11-21 15:59:21",
         "End date: 2026-11-21 15:59:22",
@@ -113,7 +114,7 @@ def test_timeit_fixture_perf_block():
     means = benchmark.get_process_means()
     between, within = statistics.variance_components([run.values for run in benchmark.get_runs()])
     assert len(means) == 4
-    assert format_process_stats(benchmark) == [
+    assert format_process_stats(benchmark, benchmark_stats(benchmark)) == [
         "Number of processes with values: 4",
         f"Mean of process means: {benchmark.format_value(statistics.mean(means))}",
         *interval_lines(benchmark),
@@ -140,7 +141,7 @@ def two_processes() -> Benchmark:
 
 def test_two_processes():
     benchmark = two_processes()
-    assert format_stats(benchmark) == [
+    assert format_stats(benchmark, benchmark_stats(benchmark)) == [
         "Total duration: 1.0 sec",
         "Start date: 2024-05-06 07:08:09",
         "End date: 2024-05-06 07:08:11",
@@ -186,7 +187,7 @@ def test_two_processes():
 def test_outlier_process():
     runs = [make_run((value, value * 1.01)) for value in (0.010, 0.0101, 0.0099, 0.0100, 0.0102, 0.0150)]
     benchmark = Benchmark(runs)
-    lines = format_process_stats(benchmark)
+    lines = format_process_stats(benchmark, benchmark_stats(benchmark))
     assert lines[0] == "Number of processes with values: 6"
     assert lines[-1].startswith("Number of outlier process means (out of ")
     assert lines[-1].endswith("): 1")
@@ -194,7 +195,7 @@ def test_outlier_process():
 
 def test_one_value():
     benchmark = Benchmark([make_run((0.0225,))])
-    lines = format_stats(benchmark)
+    lines = format_stats(benchmark, benchmark_stats(benchmark))
     assert lines[lines.index("Total number of values: 1") + 2 :] == [
         "Minimum: 22.5 ms",
         "Mean:    22.5 ms",
@@ -223,7 +224,7 @@ def test_one_value():
 
 def test_one_run_many_values():
     benchmark = Benchmark([make_run((0.001, 0.0011, 0.0012))])
-    assert format_process_stats(benchmark) == [
+    assert format_process_stats(benchmark, benchmark_stats(benchmark)) == [
         "Number of processes with values: 1",
         "Mean of process means: 1.10 ms",
         *interval_lines(benchmark),
@@ -234,7 +235,7 @@ def test_one_run_many_values():
 
 def test_no_variance():
     benchmark = Benchmark([make_run((0.5, 0.5)), make_run((0.5, 0.5))])
-    lines = format_process_stats(benchmark)
+    lines = format_process_stats(benchmark, benchmark_stats(benchmark))
     assert "ICC (between / total variance): n/a (no variance)" in lines
     assert "Std dev between processes: 0 ms" in lines
     assert "95% CI of the mean of process means: 500 ms .. 500 ms" in lines
@@ -245,7 +246,7 @@ def test_bytes():
     benchmark = Benchmark(
         [make_run((14 * mib, 15 * mib), unit="byte", loops=512), make_run((16 * mib, 17 * mib), unit="byte", loops=512)]
     )
-    lines = format_stats(benchmark)
+    lines = format_stats(benchmark, benchmark_stats(benchmark))
     assert "Raw value minimum: 7168.0 MiB" in lines
     # sizes are formatted one by one (no shared unit, as pyperf)
     assert "Median +- MAD:   15.5 MiB +- 1024.0 KiB" in lines
@@ -262,7 +263,7 @@ def test_averages_when_runs_differ():
             make_run((1e-6,), loops=4, inner_loops=10),
         ]
     )
-    lines = format_pyperf_stats(benchmark)
+    lines = format_pyperf_stats(benchmark, benchmark_stats(benchmark))
     assert "Number of warmup per run: 0.5 (average)" in lines
     assert "Number of value per run: 1.5 (average)" in lines
     # pyperf 2.10.0 prints "%.1f outer-loops (average)" unformatted: a bug not copied
@@ -289,7 +290,7 @@ def test_constructed_benchmarks_match_pyperf():
 
     for benchmark in constructed():
         theirs = pyperf.Benchmark.loads(files.dumps(benchmark))
-        assert format_pyperf_stats(benchmark) == _cli.format_stats(theirs, [])
+        assert format_pyperf_stats(benchmark, benchmark_stats(benchmark)) == _cli.format_stats(theirs, [])
 
 
 # --- the figures added to perf.analysis.statistics --------------------------------
@@ -337,12 +338,14 @@ def test_variance_components_need_two_groups_and_a_pair(groups):
 
 def test_loop_overhead_is_shown_beside_the_median_value():
     runs = [make_run((40e-9, 42e-9, 41e-9), loop_overhead=overhead) for overhead in (5e-9, 6e-9, 7e-9)]
-    lines = format_process_stats(Benchmark(runs))
+    benchmark = Benchmark(runs)
+    lines = format_process_stats(benchmark, benchmark_stats(benchmark))
     assert lines[-1] == "Loop overhead (empty loop, included in the values): 6.00 ns (15% of the median value)"
 
 
 def test_no_loop_overhead_line_when_it_was_not_measured():
-    lines = format_process_stats(Benchmark([make_run((1.0, 1.1)), make_run((1.2, 1.0))]))
+    benchmark = Benchmark([make_run((1.0, 1.1)), make_run((1.2, 1.0))])
+    lines = format_process_stats(benchmark, benchmark_stats(benchmark))
     assert not any(line.startswith("Loop overhead") for line in lines)
 
 

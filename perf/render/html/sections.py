@@ -9,17 +9,19 @@
 * :func:`metadata_section`: what every file shares, once, and the keys
   whose values differ between files.
 
+The intervals and checks of each benchmark are the caller's
+:class:`~perf.analysis.summaries.BenchmarkFindings`, one mapping per file
+(:func:`perf.analysis.summaries.file_findings`).
+
 Must not: compare files (:mod:`perf.render.html.comparison`), read files,
-print, or compute statistics (the checks and intervals come from
-:mod:`perf.analysis`).
+print, or compute statistics or run the checks.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from perf.analysis.checks import ADVICE_CODES, INFO_CODES, check_benchmark, is_warning
-from perf.analysis.intervals import benchmark_log_interval
+from perf.analysis.checks import Level
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import common_metadata
 from perf.model.suite import BenchmarkSuite
@@ -29,10 +31,15 @@ from perf.render.html.markup import NONE, bullet_list, cell, element, escape, ro
 from perf.render.metadata import format_metadata
 from perf.render.units import format_datetime
 
-__all__ = ["Files", "header_table", "metadata_section", "results_section", "stability_section"]
+if TYPE_CHECKING:
+    from perf.analysis.summaries import BenchmarkFindings
+
+__all__ = ["Files", "Findings", "header_table", "metadata_section", "results_section", "stability_section"]
 
 #: (title, suite) of each file, in the order given on the command line
 Files = Sequence[tuple[str, BenchmarkSuite]]
+#: the findings of each file's benchmarks by name, in the order of the files
+Findings = Sequence[Mapping[str, "BenchmarkFindings"]]
 
 #: header keys: (metadata key, column title)
 _HEADER_KEYS = (
@@ -75,20 +82,32 @@ def header_table(files: Files) -> str:
     return table(headers, rows, class_="files")
 
 
-def _interval_text(benchmark: Benchmark) -> tuple[str, str]:
+def _findings(files: Files, findings: Findings | None) -> Findings:
+    """*findings*, or while :mod:`perf.render.html.page` does not pass
+    them yet, computed here.  TEMPORARY: the comparison branch of issue
+    24 gives render_report() the findings that cli/report.py computes;
+    then this function and its analysis import go away."""
+    if findings is not None:
+        return findings
+    from perf.analysis.summaries import file_findings
+
+    return [file_findings(suite) for _title, suite in files]
+
+
+def _interval_text(benchmark: Benchmark, found: BenchmarkFindings) -> tuple[str, str]:
     """(interval, processes) cells of a benchmark."""
     nprocesses = str(len(benchmark.get_process_means()))
-    interval = benchmark_log_interval(benchmark)  # the result line's interval
+    interval = found.interval  # the result line's interval
     if interval is None:
         return NONE, nprocesses
     low, high = benchmark.format_values((interval.low, interval.high))
     return f"{low} .. {high}", nprocesses
 
 
-def _results_table(suite: BenchmarkSuite) -> str:
+def _results_table(suite: BenchmarkSuite, findings: Mapping[str, BenchmarkFindings]) -> str:
     rows = []
     for benchmark in suite:
-        interval, nprocesses = _interval_text(benchmark)
+        interval, nprocesses = _interval_text(benchmark, findings[benchmark.get_name()])
         cells = [
             cell(benchmark.get_name(), class_="name"),
             cell(format_result_value(benchmark), class_="num"),
@@ -101,13 +120,15 @@ def _results_table(suite: BenchmarkSuite) -> str:
     return table(headers, rows, class_="results")
 
 
-def results_section(files: Files) -> str:
-    """The table of results of each file (a report of one file)."""
+def results_section(files: Files, findings: Findings | None = None) -> str:
+    """The table of results of each file (a report of one file), with the
+    *findings* of its benchmarks."""
+    found = _findings(files, findings)
     parts = [element("h2", "Results")]
-    for title, suite in files:
+    for (title, suite), file_found in zip(files, found):
         if len(files) > 1:
             parts.append(element("h3", escape(title)))
-        parts.append(_results_table(suite))
+        parts.append(_results_table(suite, file_found))
     parts.append(
         bullet_list(
             [
@@ -120,25 +141,27 @@ def results_section(files: Files) -> str:
     return element("section", "\n".join(parts), id="results")
 
 
-def _check_items(benchmark: Benchmark) -> tuple[list[str], list[str]]:
+def _check_items(benchmark: Benchmark, found: BenchmarkFindings) -> tuple[list[str], list[str]]:
     """(warnings, other findings) of a benchmark, as texts."""
     warnings, others = [], []
-    for check in check_benchmark(benchmark):
+    for check in found.checks:
         text = format_check(check, benchmark).replace("\n", " ")
-        if is_warning(check):
+        if check.level is Level.WARNING:
             warnings.append(text)
-        elif check.code in ADVICE_CODES or check.code in INFO_CODES:
+        else:
             others.append(text)
     return warnings, others
 
 
-def stability_section(files: Files) -> str:
-    """The stability warnings and other findings of each benchmark."""
+def stability_section(files: Files, findings: Findings | None = None) -> str:
+    """The stability warnings and other findings of each benchmark (its
+    *findings*)."""
+    found = _findings(files, findings)
     parts = [element("h2", "Stability")]
     unstable = 0
-    for title, suite in files:
+    for (title, suite), file_found in zip(files, found):
         for benchmark in suite:
-            warnings, others = _check_items(benchmark)
+            warnings, others = _check_items(benchmark, file_found[benchmark.get_name()])
             if not warnings and not others:
                 continue
             unstable += bool(warnings)

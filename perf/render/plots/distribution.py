@@ -3,16 +3,19 @@ values and of the process means, one colour per file, one panel per
 benchmark (at most :data:`~perf.render.plots.canvas.MAX_PANELS`), a shared
 axis between files.
 
-Must not: read files, print, or compute statistics (the densities and bins
-come from :mod:`perf.analysis.density`).
+The samples, bins and densities are the caller's: a
+:class:`~perf.analysis.summaries.DistributionPanel` per benchmark
+(:func:`perf.analysis.summaries.distribution_panels` of the names of
+:func:`panel_names`).
+
+Must not: read files, print, or compute statistics.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
-from perf.analysis.density import gaussian_kde, histogram_edges
 from perf.model.benchmark import Benchmark
 from perf.render.plots.canvas import (
     MAX_PANELS,
@@ -30,16 +33,22 @@ from perf.render.plots.canvas import (
     unit_axis,
 )
 
-__all__ = ["distribution_figure"]
+if TYPE_CHECKING:
+    from perf.analysis.density import AxisShape
+    from perf.analysis.summaries import DistributionPanel
+
+__all__ = ["distribution_figure", "panel_names"]
 
 
 class _Sample(NamedTuple):
     title: str
     colour: str
     values: list[float]
+    #: the density curve (xs, ys), empty when the values do not spread
+    density: tuple[list[float], list[float]]
 
 
-def _draw_samples(ax: Any, samples: Sequence[_Sample], label: str) -> tuple[float, float]:
+def _draw_samples(ax: Any, samples: Sequence[_Sample], label: str, edges: Sequence[float]) -> tuple[float, float]:
     """Histograms on shared bins and density curves of *samples* (one
     per file); a sample whose values are all equal (one value) is a
     vertical line: a bin would draw a spread that is not there.  Returns
@@ -56,7 +65,6 @@ def _draw_samples(ax: Any, samples: Sequence[_Sample], label: str) -> tuple[floa
             ax.axvline(sample.values[0], color=sample.colour, linewidth=2)
     if not spread:
         return min(extent), max(extent)
-    edges = histogram_edges([sample.values for sample in spread])
     for sample in spread:
         ax.hist(
             sample.values,
@@ -67,13 +75,19 @@ def _draw_samples(ax: Any, samples: Sequence[_Sample], label: str) -> tuple[floa
             edgecolor=sample.colour,
             linewidth=0.6,
         )
-        xs, ys = gaussian_kde(sample.values)
+        xs, ys = sample.density
         ax.plot(xs, ys, color=sample.colour, linewidth=1.6)
         extent.extend((xs[0], xs[-1]))
     return min(extent), max(extent)
 
 
-def _distribution_panel(axes: tuple[Any, Any], name: str, files: Files, found: Sequence[Benchmark | None]) -> None:
+def _sample(title: str, colour: str, shape: AxisShape, position: int) -> _Sample:
+    return _Sample(title, colour, shape.samples[position], shape.densities[position])
+
+
+def _distribution_panel(
+    axes: tuple[Any, Any], name: str, files: Files, found: Sequence[Benchmark | None], panel: DistributionPanel
+) -> None:
     ax_values, ax_means = axes
     present = [(index, benchmark) for index, benchmark in enumerate(found) if benchmark is not None]
     unit = present[0][1].get_unit()
@@ -82,21 +96,24 @@ def _distribution_panel(axes: tuple[Any, Any], name: str, files: Files, found: S
     missing: list[str] = []
     for index, benchmark in present:
         title = files[index][0]
-        if not benchmark.get_nvalue():
-            missing.append(f"{title}: no values (only calibration runs)")
-            continue
-        if benchmark.get_unit() != unit:
-            missing.append(f"{title}: in {benchmark.get_unit()}, not {unit}")
+        if index not in panel.files:
+            if not benchmark.get_nvalue():
+                missing.append(f"{title}: no values (only calibration runs)")
+            else:
+                missing.append(f"{title}: in {benchmark.get_unit()}, not {unit}")
             continue
         colour = PALETTE[index % len(PALETTE)]
-        values.append(_Sample(title, colour, [float(value) for value in benchmark.get_values()]))
-        means.append(_Sample(title, colour, benchmark.get_process_means()))
+        position = panel.files.index(index)
+        values.append(_sample(title, colour, panel.values, position))
+        means.append(_sample(title, colour, panel.means, position))
     ax_values.set_title(name, fontsize=11, fontweight="bold")
     if not values:
         panel_message(ax_values, "\n".join(missing) if len(files) > 1 else "no values (only calibration runs)")
         ax_means.set_axis_off()
         return
-    extents = _draw_samples(ax_values, values, "values") + _draw_samples(ax_means, means, "process\nmeans")
+    extents = _draw_samples(ax_values, values, "values", panel.values.edges) + _draw_samples(
+        ax_means, means, "process\nmeans", panel.means.edges
+    )
     low, high = min(extents), max(extents)
     pad = (high - low) * 0.06 or abs(low) * 0.01 or 1.0
     ax_values.set_xlim(low - pad, high + pad)
@@ -118,12 +135,36 @@ def _file_handles(files: Files) -> list[Any]:
 _DISTRIBUTION_TITLE = "Distribution of the values and of the process means"
 
 
+def panel_names(files: Files, names: Sequence[str] | None = None) -> list[str]:
+    """The benchmarks :func:`distribution_figure` draws: *names* (default:
+    every benchmark found in any file), at most
+    :data:`~perf.render.plots.canvas.MAX_PANELS`."""
+    return selected_names(files, names)[:MAX_PANELS]
+
+
+def _panels(files: Files, shown: Sequence[str]) -> Mapping[str, DistributionPanel]:
+    """TEMPORARY: the panels computed here while
+    :func:`perf.render.html.page.matplotlib_svg` does not pass them; the
+    comparison branch of issue 24 rewrites that module, then this function
+    and its analysis import go away."""
+    from perf.analysis.summaries import distribution_panels
+
+    return distribution_panels([suite for _title, suite in files], shown)
+
+
 @quiet
-def distribution_figure(files: Files, names: Sequence[str] | None = None) -> Any:
+def distribution_figure(
+    files: Files, names: Sequence[str] | None = None, panels: Mapping[str, DistributionPanel] | None = None
+) -> Any:
     """Histogram and density of the values and of the process means of the
-    benchmarks *names* (default: every benchmark found in any file)."""
+    benchmarks *names* (default: every benchmark found in any file).
+    *panels* holds the :class:`~perf.analysis.summaries.DistributionPanel`
+    of each name of :func:`panel_names` (computed here while the temporary
+    form without them lasts)."""
     selected = selected_names(files, names)
     shown = selected[:MAX_PANELS]
+    if panels is None:
+        panels = _panels(files, shown)
     columns = 1 if len(shown) <= 1 else 2
     rows = max(1, math.ceil(len(shown) / columns))
     figure = new_figure(6.4 * columns, 3.4 * rows + 1.2)
@@ -140,7 +181,7 @@ def distribution_figure(files: Files, names: Sequence[str] | None = None) -> Any
         row, column = divmod(position, columns)
         ax_values = figure.add_subplot(grid[3 * row, column])
         ax_means = figure.add_subplot(grid[3 * row + 1, column], sharex=ax_values)
-        _distribution_panel((ax_values, ax_means), name, files, [table.get(name) for table in tables])
+        _distribution_panel((ax_values, ax_means), name, files, [table.get(name) for table in tables], panels[name])
     notes = [
         "Bars: histogram; lines: Gaussian kernel density (Silverman's bandwidth). "
         "A process mean is the mean of the values of one worker process.",

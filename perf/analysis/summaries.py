@@ -1,0 +1,165 @@
+"""What the display commands show of a benchmark beyond the model's own
+figures, computed once by the command and handed to :mod:`perf.render`,
+which only lays it out.
+
+* :func:`benchmark_stats`: the figures of ``stats`` (Tukey's fences and
+  their outliers, the process-level block: the mean of the process means,
+  its interval, the variance components, the loop overhead and what the
+  machine did to the workers), a :class:`BenchmarkStats`;
+* :func:`file_findings`: the interval of the result line and the
+  stability checks of each benchmark of a file (the HTML report), a
+  :class:`BenchmarkFindings` per name;
+* :func:`distribution_panels`: the samples, bins and densities of the
+  distribution figure, a :class:`DistributionPanel` per benchmark name.
+
+The mean, standard deviation, median and percentiles of all values are the
+model's (:class:`~perf.Benchmark` caches them); they are not repeated here.
+
+Must not: format text, read files, or print.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple, Sequence
+
+from perf.analysis import statistics
+from perf.analysis.checks import Check, check_benchmark
+from perf.analysis.density import AxisShape, axis_shape
+from perf.analysis.intervals import Interval, benchmark_log_interval, benchmark_mean_interval
+from perf.model.benchmark import Benchmark
+from perf.model.run import Number
+from perf.model.suite import BenchmarkSuite
+
+if TYPE_CHECKING:
+    from perf.analysis.interference import Interference
+
+__all__ = [
+    "TUKEY_FACTOR",
+    "BenchmarkFindings",
+    "BenchmarkStats",
+    "DistributionPanel",
+    "Fences",
+    "benchmark_stats",
+    "distribution_panel",
+    "distribution_panels",
+    "file_findings",
+    "tukey_outliers",
+]
+
+#: Tukey's fence factor of the outliers of ``stats`` (mild outliers)
+TUKEY_FACTOR = 1.5
+
+
+class Fences(NamedTuple):
+    """Tukey's fences of some values and how many values lie outside."""
+
+    low: float
+    high: float
+    #: values outside the closed interval [low, high]
+    outside: int
+
+
+def tukey_outliers(values: Sequence[Number], factor: float = TUKEY_FACTOR) -> Fences:
+    """Tukey's fences of *values* (at least one) and the count outside them."""
+    low, high = statistics.tukey_fences(values, factor)
+    return Fences(low, high, statistics.count_outside(values, low, high))
+
+
+class BenchmarkStats(NamedTuple):
+    """The figures of ``stats`` that the model does not keep."""
+
+    #: Tukey's fences of all values (``None``: no values)
+    outliers: Fences | None
+    #: the mean of the process means (``None``: no process with values;
+    #: then every field below is ``None`` too)
+    process_mean: float | None
+    #: the t interval of the mean of process means (``None`` below 2 processes)
+    interval: Interval | None
+    #: ``(between, within)`` variances of the values grouped by process
+    #: (``None`` below 2 processes, or when no process has 2 values)
+    variance_components: tuple[float, float] | None
+    #: Tukey's fences of the process means
+    process_outliers: Fences | None
+    #: the median loop overhead, seconds per statement (``None``: not measured)
+    loop_overhead: float | None
+    #: what the machine did to the workers (perf.analysis.interference)
+    interference: Interference | None
+
+
+def _variance_components(benchmark: Benchmark) -> tuple[float, float] | None:
+    groups = [run.values for run in benchmark.get_runs() if run.values]
+    if len(groups) < 2 or all(len(group) < 2 for group in groups):
+        return None
+    return statistics.variance_components(groups)
+
+
+def benchmark_stats(benchmark: Benchmark) -> BenchmarkStats:
+    """The :class:`BenchmarkStats` of *benchmark* (a benchmark with only
+    calibration runs gets ``None`` everywhere)."""
+    # the import costs, and only stats needs it
+    from perf.analysis.benchmarks import loop_overhead
+    from perf.analysis.interference import summarize
+
+    outliers = tukey_outliers(benchmark._get_sorted_values()) if benchmark.get_nvalue() else None
+    means = benchmark.get_process_means()
+    if not means:
+        return BenchmarkStats(outliers, None, None, None, None, None, None)
+    return BenchmarkStats(
+        outliers=outliers,
+        process_mean=statistics.mean(means),
+        interval=benchmark_mean_interval(benchmark),
+        variance_components=_variance_components(benchmark),
+        process_outliers=tukey_outliers(means),
+        loop_overhead=loop_overhead(benchmark),
+        interference=summarize(benchmark),
+    )
+
+
+class BenchmarkFindings(NamedTuple):
+    """What the HTML report shows of one benchmark of one file."""
+
+    #: the interval of the result line (:func:`benchmark_log_interval`)
+    interval: Interval | None
+    #: the stability checks (without the ``too_many_runs`` advice)
+    checks: tuple[Check, ...]
+
+
+def file_findings(suite: BenchmarkSuite) -> dict[str, BenchmarkFindings]:
+    """The :class:`BenchmarkFindings` of each benchmark of *suite*, by name."""
+    return {
+        benchmark.get_name(): BenchmarkFindings(benchmark_log_interval(benchmark), tuple(check_benchmark(benchmark)))
+        for benchmark in suite
+    }
+
+
+class DistributionPanel(NamedTuple):
+    """One benchmark of the distribution figure, across files."""
+
+    #: the indexes of the files drawn: those with values in the unit of
+    #: the first file that has the benchmark
+    files: tuple[int, ...]
+    #: the values of each file drawn
+    values: AxisShape
+    #: the process means of each file drawn
+    means: AxisShape
+
+
+def distribution_panel(found: Sequence[Benchmark | None]) -> DistributionPanel:
+    """The :class:`DistributionPanel` of a benchmark found (or ``None``)
+    in each file; a file without values or in another unit is not drawn."""
+    present = [(index, benchmark) for index, benchmark in enumerate(found) if benchmark is not None]
+    unit = present[0][1].get_unit() if present else None
+    drawn = [
+        (index, benchmark) for index, benchmark in present if benchmark.get_nvalue() and benchmark.get_unit() == unit
+    ]
+    return DistributionPanel(
+        tuple(index for index, _benchmark in drawn),
+        axis_shape([benchmark.get_values() for _index, benchmark in drawn]),
+        axis_shape([benchmark.get_process_means() for _index, benchmark in drawn]),
+    )
+
+
+def distribution_panels(suites: Sequence[BenchmarkSuite], names: Sequence[str]) -> dict[str, DistributionPanel]:
+    """The :class:`DistributionPanel` of each benchmark of *names*."""
+    tables = [{benchmark.get_name(): benchmark for benchmark in suite} for suite in suites]
+    return {name: distribution_panel([table.get(name) for table in tables]) for name in names}
