@@ -1,11 +1,10 @@
 """The runner's options: checked in one place, then frozen.
 
 :func:`check_runner_args` completes and validates the parsed namespace of
-the runner options (:mod:`perf.measure.arguments` declares them): budget
-presets, calibration flags, output files, memory options, the clock,
-hooks, CPUs.  :class:`RunOptions` is the same options, typed and frozen:
-what :mod:`perf.measure` reads.  :func:`worker_arguments` turns them back
-into the options of one worker command line.
+the runner options (:data:`perf.measure.arguments.RUNNER_OPTIONS` declares
+each one, and checks its value alone): budget presets, calibration flags,
+output files, memory options, the clock, hooks, CPUs.  :class:`RunOptions`
+is the same options, typed and frozen: what :mod:`perf.measure` reads.
 
 The namespace stays an :class:`argparse.Namespace` (``Runner.args``):
 bench scripts add their own options to ``runner.argparser`` and read them
@@ -70,7 +69,9 @@ class GivenBudget(NamedTuple):
 
 class RunOptions(NamedTuple):
     """The runner options, checked: typed and frozen (``_replace`` gives a
-    side its own budget)."""
+    side its own budget).  One field per row of
+    :data:`perf.measure.arguments.RUNNER_OPTIONS`, with the default of the
+    row (tests/measure/test_arguments.py holds the two together)."""
 
     processes: int
     values: int

@@ -22,14 +22,16 @@ import selectors
 import signal
 import subprocess
 import time
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from perf.errors import PerfError, WorkerError, WorkerTimeoutError
 from perf.measure.environment import random_padding, runner_environment
 from perf.measure.options import RunOptions
 from perf.measure.sides import Side
 from perf.model.benchmark import Benchmark
-from perf.model.metadata import DEFAULT_CLOCK
+
+if TYPE_CHECKING:
+    from perf.measure.arguments import RunnerOption
 
 #: how much of a worker's standard error is kept
 STDERR_LIMIT = 64 * 1024
@@ -287,29 +289,36 @@ class WorkerLauncher:
 
 
 def worker_arguments(options: RunOptions, task: int, pipe: int, loops: int, values: int | None = None) -> list[str]:
-    """The runner options of one worker command line (after the program).
+    """The runner options of one worker command line (after the program),
+    derived from :data:`perf.measure.arguments.RUNNER_OPTIONS`.
 
-    *loops* 0 makes this worker calibrate the loops before its values
-    (``--loops 0`` is explicit: a script's ``Runner(loops=N)`` default
-    must not apply to it).  *values*: per process (default ``--values``;
-    ``--adaptive-values`` chooses them after a pilot).
+    The options the parent decides per worker come first: *loops* 0 makes
+    this worker calibrate the loops before its values (``--loops 0`` is
+    explicit: a script's ``Runner(loops=N)`` default must not apply to
+    it); *values* per process (default ``--values``; ``--adaptive-values``
+    chooses them after a pilot).  Then the options passed on as given: how
+    the worker measures, then what runs around its values.
     """
+    from perf.measure.arguments import MEASURING, RECORDING, RUNNER_OPTIONS
+
     command = ["--worker", "--pipe", str(pipe), "--worker-task", str(task)]
     command += ["--values", str(options.values if values is None else values), "--min-time", repr(options.min_time)]
     command += ["--loops", str(loops)]  # 0: this worker calibrates them
     command += ["--warmups", str(options.warmups)]
-    if options.verbose:
-        command.append("-v")
-    if options.affinity:
-        command.append(f"--affinity={options.affinity}")
-    if options.clock != DEFAULT_CLOCK:
-        command += ["--clock", options.clock]
-    if options.tracemalloc:
-        command.append("--tracemalloc")
-    if options.track_memory:
-        command.append("--track-memory")
-    if options.profile:
-        command += ["--profile", options.profile]
-    for hook in options.hook:
-        command += ["--hook", hook]
+    for passed in (MEASURING, RECORDING):
+        for option in RUNNER_OPTIONS:
+            if option.worker == passed:
+                command += _worker_option(option.flags, getattr(options, option.name), option)
     return command
+
+
+def _worker_option(flags: tuple[str, ...], value: Any, option: RunnerOption) -> list[str]:
+    """One option passed on as given: nothing when it has its default."""
+    if option.convert is None:
+        return [flags[0]] if value else []
+    if value is None or value == option.frozen_default:
+        return []
+    flag = flags[-1]
+    if option.repeated:
+        return [word for item in value for word in (flag, str(item))]
+    return [f"{flag}={value}"] if option.joined else [flag, str(value)]
