@@ -107,3 +107,11 @@ def test_only_cli_prints_or_exits():
                 if name == "print" or (owner == "sys" and name == "exit"):
                     offenders.append(f"perf.{module}:{node.lineno}")
     assert offenders == []
+
+
+def test_the_session_and_history_take_typed_options():
+    """Runs started from code need no command line: the session and
+    history read RunOptions, never an argparse namespace."""
+    paths = [PACKAGE / "measure" / "session.py", *sorted((PACKAGE / "history").glob("*.py"))]
+    found = [path.name for path in paths if "argparse" in path.read_text() or "Namespace" in path.read_text()]
+    assert found == []

@@ -116,6 +116,39 @@ class RunOptions(NamedTuple):
     recalibrate_loops: bool = False
     calibrate_warmups: bool = False
     recalibrate_warmups: bool = False
+    #: not a runner option: processes, values and warmups as they were
+    #: given, before the presets completed them (None: the budget is final
+    #: as it is); each side of a comparison completes them with the budget
+    #: of its own interpreter (a JIT gets fewer, longer processes)
+    given_budget: Optional[GivenBudget] = None
+
+    @classmethod
+    def create(cls, *, mode: RunMode = "script", **options: Any) -> "RunOptions":
+        """The runner options given as keywords, without a command line:
+        ``RunOptions.create(processes=6, values=3, min_time=0.01)``.
+
+        One keyword per runner option, named as its :class:`RunOptions`
+        field (``--min-time`` is ``min_time``, ``--target-precision 1%`` is
+        ``target_precision=0.01``, ``--hook a`` is ``hook=["a"]``); None
+        leaves an option out.  The same defaults, presets (``fast``,
+        ``rigorous``, ``debug_single_value``), interpreter probes and checks
+        as the command line of a bench script run by this interpreter
+        (*mode*: or of ``python -m perf timeit`` / ``command``).  Raises
+        :class:`~perf.errors.UsageError` with a one-line message: an unknown
+        keyword, a value of the wrong type or out of range, options that do
+        not go together."""
+        from perf.collect.python import python_has_jit
+        from perf.measure.arguments import given_options
+        from perf.measure.plan import check_options
+
+        given = given_options(options)
+        hook_names = None
+        if given["hook"]:
+            from perf.measure.hooks import get_hook_names
+
+            hook_names = get_hook_names()
+        checked, _ = check_options(given, mode, GivenBudget(), jit=python_has_jit(), hook_names=hook_names)
+        return checked
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> "RunOptions":

@@ -15,7 +15,6 @@ benchmark itself, decide the schedule (:mod:`perf.measure.schedule`), exit.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import selectors
@@ -212,14 +211,14 @@ def _decode(data: bytes, what: str, stderr: bytes) -> Benchmark:
 
 class WorkerLauncher:
     """Starts the workers of one side: their command lines and environment.
-    *add_cmdline_args(command, namespace)* is a bench script's callback
-    that passes its own options on to the workers."""
+    *extend_command(command)* adds arguments to each worker's command line
+    after the runner options (a bench script passes its own options on to
+    the workers)."""
 
     def __init__(
         self,
         side: Side,
-        add_cmdline_args: Callable[[list[str], argparse.Namespace], None] | None = None,
-        namespace: argparse.Namespace | None = None,
+        extend_command: Callable[[list[str]], None] | None = None,
         *,
         environ: dict[str, str] | None = None,
         rng: random.Random | None = None,
@@ -228,8 +227,7 @@ class WorkerLauncher:
             raise WorkerError("running workers is only supported on POSIX systems for now")
         self.side = side
         self.options = side.options
-        self.add_cmdline_args = add_cmdline_args
-        self.namespace = namespace if namespace is not None else argparse.Namespace(**self.options._asdict())
+        self.extend_command = extend_command
         self.environ = dict(os.environ if environ is None else environ)
         self.rng = rng or random.Random()
 
@@ -243,8 +241,8 @@ class WorkerLauncher:
         if listing:
             arguments.append("--worker-list")
         command = [self.side.python, *self.side.script, *arguments]
-        if self.add_cmdline_args is not None:
-            self.add_cmdline_args(command, self.namespace)
+        if self.extend_command is not None:
+            self.extend_command(command)
         if self.side.kind == "program":
             command += ["--", *self.side.program]
         return command

@@ -25,7 +25,7 @@ from perf.measure.options import DEFAULT_BUDGET, RunOptions, check_runner_args
 from perf.measure.workers import worker_arguments
 
 #: RunOptions fields that are not runner options
-NOT_OPTIONS: set[str] = set()
+NOT_OPTIONS = {"given_budget"}
 
 
 def make_parser():
