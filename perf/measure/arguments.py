@@ -8,7 +8,7 @@ how it reaches the workers.  Derived from it: the argparse declarations
 (:func:`add_runner_arguments`), the typed fields of
 :class:`~perf.measure.options.RunOptions` (a test holds them together),
 keyword options (:func:`given_options`) and the command line of a worker
-(:func:`perf.measure.workers.worker_arguments`).  The checks that involve
+(:func:`perf.measure.protocol.worker_arguments`).  The checks that involve
 several options are :func:`perf.measure.options.check_runner_args`.
 
 The converters raise :class:`argparse.ArgumentTypeError` (a usage error)
@@ -107,7 +107,7 @@ def python_names(text: str) -> tuple[str, str]:
 
 
 #: how a row's option reaches the workers (the worker's command line is
-#: built by :func:`perf.measure.workers.worker_arguments`):
+#: built by :func:`perf.measure.protocol.worker_arguments`):
 #: not at all, the parent alone reads it
 PARENT_ONLY = "parent only"
 #: written for each worker by the parent, which may change it per worker

@@ -22,7 +22,7 @@ from perf.measure.arguments import (
     parsed_defaults,
 )
 from perf.measure.options import DEFAULT_BUDGET, RunOptions, check_runner_args
-from perf.measure.workers import worker_arguments
+from perf.measure.protocol import worker_arguments
 
 #: RunOptions fields that are not runner options
 NOT_OPTIONS = {"given_budget"}

@@ -25,8 +25,8 @@ from perf.measure.arguments import (
     warmups_count,
 )
 from perf.measure.options import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget, RunOptions, check_runner_args
+from perf.measure.protocol import worker_arguments as options_worker_arguments
 from perf.measure.sides import output_paths, python_labels, side_labels, side_paths
-from perf.measure.workers import worker_arguments as options_worker_arguments
 
 
 def make_parser(budget=DEFAULT_BUDGET, warmups=1, loops=0, min_time=0.1):
