@@ -276,13 +276,27 @@ def check_runner_args(
         raise UsageError("--adaptive-values replaces -n/--values")
     apply_budget(args, budget, warmups)
     _check_calibration_flags(args)
-    if args.tracemalloc and mode == "command":
-        raise UsageError("--tracemalloc cannot be used with python -m perf command (use --track-memory)")
+    check_mode(args, mode)
     _check_interpreters(args, mode)
     _check_outputs(args, mode)  # with --compare-to, the files are named after the labels
     _check_clock(args, mode)
     if hook_names is not None:
         _check_hook_names(args.hook, hook_names)
+
+
+def check_mode(options: OptionsLike, mode: RunMode) -> None:
+    """The options a kind of run cannot use: ``python -m perf command``
+    (and :class:`perf.api.Command`) times a program in another process,
+    so neither ``--tracemalloc`` nor a CPU clock can see it."""
+    if mode != "command":
+        return
+    if options.tracemalloc:
+        raise UsageError("--tracemalloc cannot be used with python -m perf command (use --track-memory)")
+    if options.clock != DEFAULT_CLOCK:
+        raise UsageError(
+            f"--clock {options.clock} cannot be used with python -m perf command: the program runs in another "
+            "process, whose CPU time the worker's thread clock does not count"
+        )
 
 
 def check_machine_args(args: argparse.Namespace) -> None:
@@ -356,11 +370,6 @@ def _check_clock(args: argparse.Namespace, mode: RunMode) -> None:
 
     if args.clock == DEFAULT_CLOCK:
         return
-    if mode == "command":
-        raise UsageError(
-            f"--clock {args.clock} cannot be used with python -m perf command: the program runs in another "
-            "process, whose CPU time the worker's thread clock does not count"
-        )
     if args.track_memory or args.tracemalloc:
         option = "--track-memory" if args.track_memory else "--tracemalloc"
         raise UsageError(f"--clock {args.clock} cannot be used with {option}: the values are memory peaks, not times")
