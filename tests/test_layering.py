@@ -16,6 +16,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "perf"
 
 #: layer -> layers it may import at module level
 ALLOWED = {
+    "api": {"measure", "analysis", "model", "errors"},
     "cli": {"measure", "system", "collect", "storage", "analysis", "render", "model", "errors", "platform", "history"},
     "history": {"measure", "collect", "storage", "analysis", "model", "errors"},
     "measure": {"collect", "platform", "storage", "model", "errors", "analysis"},
