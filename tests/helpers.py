@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import doctest
 from pathlib import Path
 
 from perf.platform.sysfs import SysFS
@@ -178,3 +179,41 @@ def fake_hook_package(folder: Path) -> None:
         "\n[perf.hook]\n"
         "both = fake_perf_hooks:BothPerf\n"
     )
+
+
+#: the documentation
+DOC = Path(__file__).resolve().parent.parent / "doc"
+
+#: the title of api.rst's section whose examples start workers
+FROM_CODE = "Running benchmarks from code"
+
+
+def doc_page(page: str) -> str:
+    return (DOC / page).read_text(encoding="utf-8")
+
+
+def doc_section(page: str, title: str) -> str:
+    """The section *title* of *page*: from its title to the next title of
+    the same level (a line of dashes under a line of text)."""
+    lines = doc_page(page).splitlines(keepends=True)
+    start = next(index for index, line in enumerate(lines) if line.rstrip("\n") == title)
+    end = next(
+        (
+            index - 1
+            for index in range(start + 2, len(lines))
+            if set(lines[index].rstrip("\n")) == {"-"} and lines[index - 1].strip()
+        ),
+        len(lines),
+    )
+    return "".join(lines[start:end])
+
+
+def run_doctests(text: str, name: str) -> None:
+    """Run the examples of *text* (the page or section *name*)."""
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(text, {}, name, name, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.REPORT_NDIFF, verbose=False)
+    runner.run(test)
+    results = runner.summarize(verbose=False)
+    assert results.attempted > 0, f"no example found in {name}"
+    assert results.failed == 0, f"{results.failed} of {results.attempted} examples of {name} failed (see stdout)"

@@ -308,10 +308,11 @@ def lock_command(program_args: Sequence[str]) -> list[str]:
 
 def announce(name: str, pipe: int | None) -> None:
     """``--worker-list``: send the name of a declared benchmark."""
-    import json
     import os
 
-    line = (json.dumps(name) + "\n").encode("utf-8")
+    from perf.measure.protocol import name_line
+
+    line = name_line(name)
     if pipe is None:
         sys.stdout.write(line.decode("utf-8"))
         return

@@ -131,9 +131,14 @@ class Runner:
         lock_command = () if plan.options.worker else display.lock_command(self._program_args)
         events = display.RunEvents(plan.options)
         add_cmdline_args = self._add_cmdline_args
-        return Session(
-            plan, add_cmdline_args=add_cmdline_args, namespace=namespace, events=events, lock_command=lock_command
-        )
+        extend_command = None
+        if add_cmdline_args is not None:
+
+            def extend_command(command: list[str]) -> None:
+                """pyperf's callback: the worker's command and the parsed namespace."""
+                add_cmdline_args(command, namespace)
+
+        return Session(plan, extend_command=extend_command, events=events, lock_command=lock_command)
 
     # -- benchmark methods -------------------------------------------------------
 

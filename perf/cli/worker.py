@@ -35,7 +35,8 @@ def run_worker(  # noqa: PLR0917 (the Runner passes what it holds)
     """Measure *task* in this process (*metadata*: the script's): send it to
     the parent, or, run in place (with a *session*), check the --append
     file first, then print the result and save it."""
-    from perf.measure.worker import run_task, send
+    from perf.measure.protocol import send_benchmark
+    from perf.measure.worker import run_task
 
     if options.verbose or options.pipe is None:
         from perf.cli import display  # not on a quiet worker's path
@@ -64,7 +65,7 @@ def run_worker(  # noqa: PLR0917 (the Runner passes what it holds)
         sys.exit(1)
     if not in_place:
         assert options.pipe is not None
-        send(benchmark, options.pipe)
+        send_benchmark(benchmark, options.pipe)
         return benchmark
     display.print_result(benchmark, options, show_name, checks=False)
     assert session is not None

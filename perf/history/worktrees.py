@@ -2,7 +2,8 @@
 
 ``ARGS`` after ``--`` of ``perf bisect`` and ``history changes --confirm``
 (:func:`parse_command`) is a bench script and its options, or ``-m perf
-timeit ...``, parsed with the runner's own parser; its runner options
+timeit ...``, whose runner options are read as the runner reads them
+(:func:`perf.measure.arguments.parse_runner_arguments`); its runner options
 (``-p``, ``-n``...) are the budget of one session.  A
 :class:`CommitMeasurer` checks out each commit once in a temporary
 worktree (and runs ``--build`` there), and measures commits together
@@ -17,7 +18,6 @@ Must not: print, exit, or decide anything from the measurements.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
@@ -75,7 +75,7 @@ def parse_command(
     bisect, :data:`DEFAULT_PROCESSES` x :data:`DEFAULT_VALUES`;
     ``GivenBudget()``: the runner's)."""
     from perf.collect.python import python_has_jit
-    from perf.measure.arguments import add_runner_arguments
+    from perf.measure.arguments import parse_runner_arguments
     from perf.measure.options import DEFAULT_BUDGET, GivenBudget
     from perf.measure.plan import prepare_run
 
@@ -88,23 +88,16 @@ def parse_command(
     elif args[0].startswith("-"):
         raise UsageError(f"the command after -- must be a bench script or -m perf timeit, not {args[0]}")
     rest = list(args[len(script) :])
-    parser = _Parser(prog="ARGS")
-    add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)
-    namespace, extra = parser.parse_known_args(rest)
+    given, extra = parse_runner_arguments(rest, DEFAULT_BUDGET, error_prefix="after --: ")
     for name, option in _REFUSED.items():
-        if getattr(namespace, name):
+        if given[name]:
             raise UsageError(f"{option} cannot be given after --: the command sets it")
     if python and os.path.isabs(python):
-        namespace.python = python
+        given["python"] = python
     if defaults is None:
         defaults = GivenBudget(DEFAULT_PROCESSES, DEFAULT_VALUES)
-    plan = prepare_run(namespace, mode, defaults, script, jit=python_has_jit())
+    plan = prepare_run(given, mode, defaults, script, jit=python_has_jit())
     return MeasuredCommand(plan, tuple(extra), python)
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"after --: {message}")
 
 
 def worktree_python(worktree: str, python: str | None, commit: str) -> str:
@@ -218,11 +211,10 @@ class CommitMeasurer:
             sides = tuple(side._replace(options=options) for side in sides)
         extra = self.command.extra
 
-        def add_extra(command: list[str], namespace: argparse.Namespace) -> None:
-            command.extend(extra)
-
         plan = RunPlan(options or self._pinned or self.command.plan.options, sides, {})
-        session = Session(plan, add_cmdline_args=add_extra, events=events, lock_command=self.lock_command)
+        session = Session(
+            plan, extend_command=lambda command: command.extend(extra), events=events, lock_command=self.lock_command
+        )
         if self._locked is None:
             session.lock()
             self._locked = session

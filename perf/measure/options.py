@@ -1,11 +1,10 @@
 """The runner's options: checked in one place, then frozen.
 
 :func:`check_runner_args` completes and validates the parsed namespace of
-the runner options (:mod:`perf.measure.arguments` declares them): budget
-presets, calibration flags, output files, memory options, the clock,
-hooks, CPUs.  :class:`RunOptions` is the same options, typed and frozen:
-what :mod:`perf.measure` reads.  :func:`worker_arguments` turns them back
-into the options of one worker command line.
+the runner options (:data:`perf.measure.arguments.RUNNER_OPTIONS` declares
+each one, and checks its value alone): budget presets, calibration flags,
+output files, memory options, the clock, hooks, CPUs.  :class:`RunOptions`
+is the same options, typed and frozen: what :mod:`perf.measure` reads.
 
 The namespace stays an :class:`argparse.Namespace` (``Runner.args``):
 bench scripts add their own options to ``runner.argparser`` and read them
@@ -70,7 +69,9 @@ class GivenBudget(NamedTuple):
 
 class RunOptions(NamedTuple):
     """The runner options, checked: typed and frozen (``_replace`` gives a
-    side its own budget)."""
+    side its own budget).  One field per row of
+    :data:`perf.measure.arguments.RUNNER_OPTIONS`, with the default of the
+    row (tests/measure/test_arguments.py holds the two together)."""
 
     processes: int
     values: int
@@ -115,6 +116,39 @@ class RunOptions(NamedTuple):
     recalibrate_loops: bool = False
     calibrate_warmups: bool = False
     recalibrate_warmups: bool = False
+    #: not a runner option: processes, values and warmups as they were
+    #: given, before the presets completed them (None: the budget is final
+    #: as it is); each side of a comparison completes them with the budget
+    #: of its own interpreter (a JIT gets fewer, longer processes)
+    given_budget: Optional[GivenBudget] = None
+
+    @classmethod
+    def create(cls, *, mode: RunMode = "script", **options: Any) -> "RunOptions":
+        """The runner options given as keywords, without a command line:
+        ``RunOptions.create(processes=6, values=3, min_time=0.01)``.
+
+        One keyword per runner option, named as its :class:`RunOptions`
+        field (``--min-time`` is ``min_time``, ``--target-precision 1%`` is
+        ``target_precision=0.01``, ``--hook a`` is ``hook=["a"]``); None
+        leaves an option out.  The same defaults, presets (``fast``,
+        ``rigorous``, ``debug_single_value``), interpreter probes and checks
+        as the command line of a bench script run by this interpreter
+        (*mode*: or of ``python -m perf timeit`` / ``command``).  Raises
+        :class:`~perf.errors.UsageError` with a one-line message: an unknown
+        keyword, a value of the wrong type or out of range, options that do
+        not go together."""
+        from perf.collect.python import python_has_jit
+        from perf.measure.arguments import given_options
+        from perf.measure.plan import check_options
+
+        given = given_options(options)
+        hook_names = None
+        if given["hook"]:
+            from perf.measure.hooks import get_hook_names
+
+            hook_names = get_hook_names()
+        checked, _ = check_options(given, mode, GivenBudget(), jit=python_has_jit(), hook_names=hook_names)
+        return checked
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> "RunOptions":
@@ -242,13 +276,27 @@ def check_runner_args(
         raise UsageError("--adaptive-values replaces -n/--values")
     apply_budget(args, budget, warmups)
     _check_calibration_flags(args)
-    if args.tracemalloc and mode == "command":
-        raise UsageError("--tracemalloc cannot be used with python -m perf command (use --track-memory)")
+    check_mode(args, mode)
     _check_interpreters(args, mode)
     _check_outputs(args, mode)  # with --compare-to, the files are named after the labels
     _check_clock(args, mode)
     if hook_names is not None:
         _check_hook_names(args.hook, hook_names)
+
+
+def check_mode(options: OptionsLike, mode: RunMode) -> None:
+    """The options a kind of run cannot use: ``python -m perf command``
+    (and :class:`perf.api.Command`) times a program in another process,
+    so neither ``--tracemalloc`` nor a CPU clock can see it."""
+    if mode != "command":
+        return
+    if options.tracemalloc:
+        raise UsageError("--tracemalloc cannot be used with python -m perf command (use --track-memory)")
+    if options.clock != DEFAULT_CLOCK:
+        raise UsageError(
+            f"--clock {options.clock} cannot be used with python -m perf command: the program runs in another "
+            "process, whose CPU time the worker's thread clock does not count"
+        )
 
 
 def check_machine_args(args: argparse.Namespace) -> None:
@@ -322,11 +370,6 @@ def _check_clock(args: argparse.Namespace, mode: RunMode) -> None:
 
     if args.clock == DEFAULT_CLOCK:
         return
-    if mode == "command":
-        raise UsageError(
-            f"--clock {args.clock} cannot be used with python -m perf command: the program runs in another "
-            "process, whose CPU time the worker's thread clock does not count"
-        )
     if args.track_memory or args.tracemalloc:
         option = "--track-memory" if args.track_memory else "--tracemalloc"
         raise UsageError(f"--clock {args.clock} cannot be used with {option}: the values are memory peaks, not times")

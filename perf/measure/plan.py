@@ -1,9 +1,12 @@
 """The plan of a run: its checked options and its sides, before anything runs.
 
-:func:`prepare_run` checks parsed runner options (with the budget of the
+:func:`prepare_run` checks runner options (:func:`check_options`: parsed
+from a command line, or given as keywords; with the budget of the
 interpreter that runs the workers: another one is probed once, as its
 workers will start) and describes the sides of the run
 (:class:`perf.measure.sides.Side`): one, or two with ``--compare-to``.
+:func:`plan_run` describes the sides of options already checked
+(:meth:`perf.measure.options.RunOptions.create`).
 A worker process plans too (it checks its options), and imports nothing
 more: :mod:`perf.measure.session` runs a plan.
 
@@ -15,7 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Sequence
 
 from perf.errors import UsageError
 from perf.measure.options import (
@@ -55,8 +58,39 @@ class RunPlan(NamedTuple):
         return reference, changed
 
 
+def check_options(
+    args: argparse.Namespace | Mapping[str, Any],
+    mode: RunMode,
+    defaults: GivenBudget,
+    *,
+    jit: bool,
+    hook_names: Sequence[str] | None = None,
+    probe: Probe | None = None,
+) -> tuple[RunOptions, dict[str, PythonProbe]]:
+    """Check the runner options *args* before any run: the parsed namespace
+    (completed in place), or the options given as keywords
+    (:func:`perf.measure.arguments.given_options`).  Returns them checked
+    and frozen, and what each interpreter other than this one said when
+    probed.
+
+    *defaults*: a bench script's ``Runner(...)`` budget; *jit*: whether
+    this interpreter has a JIT.  Another interpreter (``--python``,
+    ``--compare-to``) runs once first, through *probe* (default:
+    :func:`perf.measure.probe.probe_python`), as its workers will start:
+    one that cannot import perf is a UsageError now, and a JIT gets fewer,
+    longer processes.  Raises :class:`~perf.errors.UsageError`."""
+    if not isinstance(args, argparse.Namespace):
+        args = argparse.Namespace(**args)
+    given = GivenBudget(args.processes, args.values, args.warmups)
+    probes = {} if args.worker else _probe_interpreters(args, mode, probe)
+    worker_jit = jit if args.worker else _has_jit(args.python, probes, jit)
+    check_runner_args(args, *defaults.budget_for(worker_jit), mode, hook_names)
+    check_machine_args(args)
+    return RunOptions.from_namespace(args)._replace(given_budget=given), probes
+
+
 def prepare_run(
-    args: argparse.Namespace,
+    args: argparse.Namespace | Mapping[str, Any],
     mode: RunMode,
     defaults: GivenBudget,
     script: Sequence[str],
@@ -65,27 +99,68 @@ def prepare_run(
     hook_names: Sequence[str] | None = None,
     probe: Probe | None = None,
 ) -> RunPlan:
-    """Check the parsed runner options *args* (completed in place) and plan
-    the sides of the run.
+    """Check the runner options *args* (:func:`check_options`) and plan the
+    sides of the run.
 
-    *defaults*: a bench script's ``Runner(...)`` budget; *script*: what the
-    workers run after the interpreter; *jit*: whether this interpreter has
-    a JIT.  Another interpreter (``--python``, ``--compare-to``) runs once
-    first, through *probe* (default:
-    :func:`perf.measure.probe.probe_python`), as its workers will start:
-    one that cannot import perf is a UsageError now, and a JIT gets fewer,
-    longer processes.  Raises :class:`~perf.errors.UsageError`."""
-    given = GivenBudget(args.processes, args.values, args.warmups)
-    probes = {} if args.worker else _probe_interpreters(args, mode, probe)
-    worker_jit = jit if args.worker else _has_jit(args.python, probes, jit)
-    check_runner_args(args, *defaults.budget_for(worker_jit), mode, hook_names)
-    check_machine_args(args)
-    if not args.worker and script[:1] in (("-c",), ("",), ("-",)):
+    *script*: what the workers run after the interpreter; the program of
+    ``python -m perf command`` is ``args.program``.  Raises
+    :class:`~perf.errors.UsageError`."""
+    if not isinstance(args, argparse.Namespace):
+        args = argparse.Namespace(**args)
+    options, probes = check_options(args, mode, defaults, jit=jit, hook_names=hook_names, probe=probe)
+    if not options.worker and script[:1] in (("-c",), ("",), ("-",)):
         raise UsageError("workers re-run the bench script: save it to a file instead of using python -c or stdin")
-    options = RunOptions.from_namespace(args)
-    if args.worker:
+    if options.worker:
         return RunPlan(options, (), probes)
     program = tuple(command_program(args)) if mode == "command" else ()
+    return _planned(options, mode, defaults, script, program, probes, jit)
+
+
+def plan_run(
+    options: RunOptions,
+    mode: RunMode,
+    script: Sequence[str],
+    *,
+    program: Sequence[str] = (),
+    defaults: GivenBudget | None = None,
+    jit: bool | None = None,
+    probe: Probe | None = None,
+) -> RunPlan:
+    """The sides of a run of checked *options* (:meth:`RunOptions.create`):
+    the plan :func:`prepare_run` makes of a command line.
+
+    *script*: what the workers run after the interpreter (the bench
+    script, ``("-m", "perf", "timeit")``...); *program*: the command line
+    ``python -m perf command`` times (*mode* ``"command"``); *defaults*
+    (default: none) and *jit* (default: this interpreter's) as for :func:`check_options`.
+    Another interpreter (``python``, ``compare_to``) is probed once, as
+    its workers will start.  Raises :class:`~perf.errors.UsageError`."""
+    if options.worker:
+        raise UsageError("a worker's options cannot plan a run")
+    if script[:1] in (("-c",), ("",), ("-",)):
+        raise UsageError("workers re-run the bench script: save it to a file instead of using python -c or stdin")
+    if jit is None:
+        from perf.collect.python import python_has_jit
+
+        jit = python_has_jit()
+    if defaults is None:
+        defaults = GivenBudget()
+    pythons = [options.python] if mode == "command" else [options.python, options.compare_to]
+    probes = _probe_pythons(options, [python for python in pythons if python], probe)
+    return _planned(options, mode, defaults, script, tuple(program), probes, jit)
+
+
+def _planned(  # noqa: PLR0917 (the parts of a plan)
+    options: RunOptions,
+    mode: RunMode,
+    defaults: GivenBudget,
+    script: Sequence[str],
+    program: tuple[str, ...],
+    probes: dict[str, PythonProbe],
+    jit: bool,
+) -> RunPlan:
+    """The plan of checked *options*: one side, or the two sides of
+    ``--compare-to``, each with the budget of its interpreter."""
     kind: SideKind = "program" if mode == "command" else "interpreter"
     if not options.compare_to:
         return RunPlan(options, (Side(kind, options.python, options, tuple(script), program),), probes)
@@ -100,7 +175,7 @@ def prepare_run(
         Side(
             kind,
             python,
-            side_options(options, given, *defaults.budget_for(_has_jit(python, probes, jit))),
+            _side_options(options, defaults, _has_jit(python, probes, jit)),
             tuple(script),
             side_program,
             label=label,
@@ -108,6 +183,13 @@ def prepare_run(
         for python, side_program, label in zip(pythons, programs, labels)
     )
     return RunPlan(options, sides, probes)
+
+
+def _side_options(options: RunOptions, defaults: GivenBudget, jit: bool) -> RunOptions:
+    """The options of a side whose workers run with or without a JIT."""
+    if options.given_budget is None:
+        return options  # its budget is final
+    return side_options(options, options.given_budget, *defaults.budget_for(jit))
 
 
 def _has_jit(python: str | None, probes: Mapping[str, PythonProbe], jit: bool) -> bool:
@@ -121,20 +203,33 @@ def _has_jit(python: str | None, probes: Mapping[str, PythonProbe], jit: bool) -
 def _probe_interpreters(args: argparse.Namespace, mode: RunMode, probe: Probe | None) -> dict[str, PythonProbe]:
     """--python and --compare-to: their absolute paths (set in *args*), and
     what each interpreter other than this one says when probed."""
-    from perf.measure import probe as probe_module
-    from perf.measure.environment import runner_environment
-
-    probes: dict[str, PythonProbe] = {}
+    pythons = []
     for option in ("python",) if mode == "command" else ("python", "compare_to"):
         value = getattr(args, option)
         if not value or not value.strip():
             continue
         python = absolute_executable(value, option)
         setattr(args, option, python)
+        pythons.append(python)
+    return _probe_pythons(args, pythons, probe)
+
+
+def _probe_pythons(
+    options: argparse.Namespace | RunOptions, pythons: Sequence[str], probe: Probe | None
+) -> dict[str, PythonProbe]:
+    """What each interpreter of *pythons* (``--python``, ``--compare-to``)
+    other than this one says when probed, in the environment of its
+    workers."""
+    from perf.measure import probe as probe_module
+    from perf.measure.environment import runner_environment
+
+    probes: dict[str, PythonProbe] = {}
+    for python in pythons:
         if python == sys.executable or python in probes:
             continue
+        option = "--python" if python == options.python else "--compare-to"
         try:
-            probes[python] = (probe or probe_module.probe_python)(python, runner_environment(args))
+            probes[python] = (probe or probe_module.probe_python)(python, runner_environment(options))
         except UsageError as exc:
-            raise UsageError(f"--{option.replace('_', '-')}: {exc}") from None
+            raise UsageError(f"{option}: {exc}") from None
     return probes

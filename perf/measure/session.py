@@ -21,7 +21,6 @@ Must not: print, exit, or measure in this process.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import sys
@@ -62,16 +61,20 @@ class SessionEvents:
 class Session:
     """The workers of a run, its CPU lock and its result files.
 
-    *add_cmdline_args(command, namespace)*: a bench script's callback
-    passing its own options on to workers; *lock_command*: how the lock
-    describes this run to another one that waits for it."""
+    *plan*: the checked options and the sides (:func:`perf.measure.plan.prepare_run`,
+    :func:`perf.measure.plan.plan_run`); *extend_command(command)*: adds
+    arguments to the command line of each worker, after the runner options
+    (a bench script's own options: ``perf.Runner`` wraps its
+    ``add_cmdline_args``); *events*: what the run reports (progress, lock
+    waits, a stopped run); *lock_command*: how the lock describes this run
+    to another one that waits for it; *environ*: the environment the
+    workers' is filtered from (default: this process's)."""
 
     def __init__(
         self,
         plan: RunPlan,
         *,
-        add_cmdline_args: Callable[[list[str], argparse.Namespace], None] | None = None,
-        namespace: argparse.Namespace | None = None,
+        extend_command: Callable[[list[str]], None] | None = None,
         events: SessionEvents | None = None,
         lock_command: Sequence[str] = (),
         environ: Mapping[str, str] | None = None,
@@ -81,7 +84,7 @@ class Session:
         self.events = events or SessionEvents()
         self.writer = ResultWriter(plan.options, plan.labels)
         self.lock_command = tuple(lock_command)
-        self._launch = (add_cmdline_args, namespace, None if environ is None else dict(environ))
+        self._launch = (extend_command, None if environ is None else dict(environ))
         if plan.options.append and (not plan.options.worker or plan.options.pipe is None):
             self.writer.load_appends()  # a broken file is reported now, not after the run
         self._launchers: list[WorkerLauncher] | None = None
@@ -102,10 +105,8 @@ class Session:
         if self._launchers is None:
             from perf.measure.workers import WorkerLauncher
 
-            add_cmdline_args, namespace, environ = self._launch
-            self._launchers = [
-                WorkerLauncher(side, add_cmdline_args, namespace, environ=environ) for side in self.plan.sides
-            ]
+            extend_command, environ = self._launch
+            self._launchers = [WorkerLauncher(side, extend_command, environ=environ) for side in self.plan.sides]
         return self._launchers
 
     # -- before the first worker -------------------------------------------------

@@ -7,7 +7,8 @@ the metadata of pyperf (doc/compatibility.rst, metadata keys) and returns a :cla
 one value run, preceded by a calibration run when this worker calibrated
 the loops (pyperf's file shape, without spending a process on it).
 
-:func:`send` writes that Benchmark as JSON to the parent's pipe.
+:func:`perf.measure.protocol.send_benchmark` writes that Benchmark as JSON
+to the parent's pipe.
 
 Must not: print (verbose output goes through ``on_sample``), exit, spawn
 workers.
@@ -245,12 +246,3 @@ def _runs(samples: Samples, metadata: dict[str, Any]) -> list[Run]:
         runs.append(Run((), warmups=samples.warmups[:steps], metadata=calibration, collect_metadata=False))
     runs.append(Run(samples.values, warmups=samples.warmups[steps:], metadata=metadata, collect_metadata=False))
     return runs
-
-
-def send(benchmark: Benchmark, fd: int) -> None:
-    """Write *benchmark* as JSON to the parent's pipe *fd*, then close it."""
-    from perf.storage.files import dumps
-
-    data = dumps(benchmark).encode("utf-8")
-    with open(fd, "wb", closefd=True) as pipe:
-        pipe.write(data)

@@ -2,8 +2,8 @@
 
 Workers run strictly one at a time (two at once would measure each
 other).  Each gets a fresh pipe for its result (JSON of a one- or two-run
-benchmark), its standard error captured (its last lines explain a
-failure), a clean environment with a random padding (see
+benchmark, :mod:`perf.measure.protocol`), its standard error captured
+(its last lines explain a failure), a clean environment with a random padding (see
 :mod:`perf.measure.environment`), and its own session, so that a timeout
 or Ctrl-C stops it and everything it started: no orphan is left behind.
 :class:`WorkerLauncher` builds the command line and the environment of
@@ -15,7 +15,6 @@ benchmark itself, decide the schedule (:mod:`perf.measure.schedule`), exit.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import selectors
@@ -24,17 +23,14 @@ import subprocess
 import time
 from typing import Callable, NamedTuple
 
-from perf.errors import PerfError, WorkerError, WorkerTimeoutError
+from perf.errors import WorkerError, WorkerTimeoutError
 from perf.measure.environment import random_padding, runner_environment
-from perf.measure.options import RunOptions
+from perf.measure.protocol import LIST_ARGUMENT, decode_benchmark, decode_names, with_stderr, worker_arguments
 from perf.measure.sides import Side
 from perf.model.benchmark import Benchmark
-from perf.model.metadata import DEFAULT_CLOCK
 
 #: how much of a worker's standard error is kept
 STDERR_LIMIT = 64 * 1024
-#: lines of standard error quoted when a worker fails
-STDERR_LINES = 20
 #: after its pipe closes, a worker must exit within this time
 EXIT_TIMEOUT = 60.0
 
@@ -47,22 +43,6 @@ class WorkerOutput(NamedTuple):
     stderr: str
     #: wall time of the process, start-up included
     elapsed: float
-
-
-def _tail(stderr: bytes, lines: int = STDERR_LINES) -> str:
-    """The end of a worker's stderr: its last traceback when it has one
-    (up to 3 x *lines*), else its last *lines* lines."""
-    all_lines = stderr.decode("utf-8", "replace").rstrip().splitlines()
-    starts = [index for index, line in enumerate(all_lines) if line.startswith("Traceback (most recent call last)")]
-    keep_traceback = starts and len(all_lines) - starts[-1] <= 3 * lines
-    kept = all_lines[starts[-1] :] if keep_traceback else all_lines[-lines:]
-    return "\n".join("    " + line for line in kept)
-
-
-def _with_stderr(message: str, stderr: bytes) -> str:
-    """*message*, followed by the end of the worker's stderr if any."""
-    tail = _tail(stderr)
-    return f"{message}; last lines of its stderr:\n{tail}" if tail else message
 
 
 def describe_exit(code: int) -> str:
@@ -172,7 +152,7 @@ def run_process(
             raise WorkerTimeoutError(f"{what} ran longer than the timeout ({timeout:g} s) and was stopped")
         stderr = bytes(worker.stderr)
         if code != 0:
-            raise WorkerError(_with_stderr(f"{what} {describe_exit(code)}", stderr))
+            raise WorkerError(with_stderr(f"{what} {describe_exit(code)}", stderr))
         return bytes(worker.result), stderr, time.monotonic() - worker.started
     except BaseException:
         worker.kill()
@@ -192,32 +172,20 @@ def run_worker(
 ) -> WorkerOutput:
     """Run one worker to completion and decode the benchmark it sent."""
     data, stderr, elapsed = run_process(command, env, pipe, timeout=timeout, what=what, cwd=cwd)
-    benchmark = _decode(data, what, stderr)
+    benchmark = decode_benchmark(data, what, stderr)
     return WorkerOutput(benchmark, stderr.decode("utf-8", "replace"), elapsed)
-
-
-def _decode(data: bytes, what: str, stderr: bytes) -> Benchmark:
-    from perf.storage.files import loads_benchmark
-
-    if not data:
-        message = f"{what} exited without sending a result (did the script call the same benchmarks in a worker?)"
-        raise WorkerError(_with_stderr(message, stderr))
-    try:
-        return loads_benchmark(data)
-    except (PerfError, ValueError) as exc:
-        raise WorkerError(f"{what} sent an invalid result: {exc}") from None
 
 
 class WorkerLauncher:
     """Starts the workers of one side: their command lines and environment.
-    *add_cmdline_args(command, namespace)* is a bench script's callback
-    that passes its own options on to the workers."""
+    *extend_command(command)* adds arguments to each worker's command line
+    after the runner options (a bench script passes its own options on to
+    the workers)."""
 
     def __init__(
         self,
         side: Side,
-        add_cmdline_args: Callable[[list[str], argparse.Namespace], None] | None = None,
-        namespace: argparse.Namespace | None = None,
+        extend_command: Callable[[list[str]], None] | None = None,
         *,
         environ: dict[str, str] | None = None,
         rng: random.Random | None = None,
@@ -226,8 +194,7 @@ class WorkerLauncher:
             raise WorkerError("running workers is only supported on POSIX systems for now")
         self.side = side
         self.options = side.options
-        self.add_cmdline_args = add_cmdline_args
-        self.namespace = namespace if namespace is not None else argparse.Namespace(**self.options._asdict())
+        self.extend_command = extend_command
         self.environ = dict(os.environ if environ is None else environ)
         self.rng = rng or random.Random()
 
@@ -239,10 +206,10 @@ class WorkerLauncher:
         *listing*: a worker that only lists the benchmarks."""
         arguments = worker_arguments(self.options, task, write_fd, loops, values)
         if listing:
-            arguments.append("--worker-list")
+            arguments.append(LIST_ARGUMENT)
         command = [self.side.python, *self.side.script, *arguments]
-        if self.add_cmdline_args is not None:
-            self.add_cmdline_args(command, self.namespace)
+        if self.extend_command is not None:
+            self.extend_command(command)
         if self.side.kind == "program":
             command += ["--", *self.side.program]
         return command
@@ -254,19 +221,11 @@ class WorkerLauncher:
     def list_benchmarks(self) -> list[str]:
         """The names of the benchmarks the script declares, in order, from
         a worker run with ``--worker-list`` (it measures nothing)."""
-        import json
-
         read_fd, write_fd = os.pipe()
         command = self.worker_command(0, write_fd, 0, listing=True)
         what = "the worker listing the script's benchmarks"
         data, stderr, _ = self.run(command, (read_fd, write_fd), what)
-        try:
-            names = [json.loads(line) for line in data.decode("utf-8").splitlines()]
-        except ValueError as exc:
-            raise WorkerError(f"{what} sent an invalid list: {exc}") from None
-        if not names or not all(isinstance(name, str) for name in names):
-            raise WorkerError(_with_stderr(f"{what} sent no benchmark name", stderr))
-        return names
+        return decode_names(data, what, stderr)
 
     def run_worker(self, task: int, loops: int, values: int, what: str) -> WorkerOutput:
         """Run one worker of benchmark number *task* and decode what it sent."""
@@ -284,32 +243,3 @@ class WorkerLauncher:
             names = tuple(name for name, _ in self.side.env)
             options = options._replace(inherit_environ=(*options.inherit_environ, *names))
         return runner_environment(options, {**self.environ, **dict(self.side.env)}, random_padding(self.rng))
-
-
-def worker_arguments(options: RunOptions, task: int, pipe: int, loops: int, values: int | None = None) -> list[str]:
-    """The runner options of one worker command line (after the program).
-
-    *loops* 0 makes this worker calibrate the loops before its values
-    (``--loops 0`` is explicit: a script's ``Runner(loops=N)`` default
-    must not apply to it).  *values*: per process (default ``--values``;
-    ``--adaptive-values`` chooses them after a pilot).
-    """
-    command = ["--worker", "--pipe", str(pipe), "--worker-task", str(task)]
-    command += ["--values", str(options.values if values is None else values), "--min-time", repr(options.min_time)]
-    command += ["--loops", str(loops)]  # 0: this worker calibrates them
-    command += ["--warmups", str(options.warmups)]
-    if options.verbose:
-        command.append("-v")
-    if options.affinity:
-        command.append(f"--affinity={options.affinity}")
-    if options.clock != DEFAULT_CLOCK:
-        command += ["--clock", options.clock]
-    if options.tracemalloc:
-        command.append("--tracemalloc")
-    if options.track_memory:
-        command.append("--track-memory")
-    if options.profile:
-        command += ["--profile", options.profile]
-    for hook in options.hook:
-        command += ["--hook", hook]
-    return command

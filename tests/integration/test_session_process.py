@@ -69,3 +69,29 @@ def test_two_sides_differ_by_folder_and_environment(tmp_path, monkeypatch):
         assert saved.get_metadata()["target"] == label
     assert not os.path.exists(output)
     assert sys.executable == side.python
+
+
+def test_two_sides_from_typed_options(tmp_path, monkeypatch):
+    """The same run from keywords: RunOptions.create and plan_run, no command line."""
+    from perf.measure.options import RunOptions
+    from perf.measure.plan import plan_run
+
+    monkeypatch.setenv("PERF_LOCK_DIR", str(tmp_path / "locks"))
+    tree_a = source_tree(tmp_path / "a", "a")
+    tree_b = source_tree(tmp_path / "b", "b")
+    output = tmp_path / "out.json"
+    options = RunOptions.create(processes=2, values=1, warmups=0, loops=1, quiet=True, output=str(output))
+    plan = plan_run(options, "script", ("-m", "bench"), jit=False)
+    (side,) = plan.sides
+    sides = (
+        side._replace(cwd=tree_a, label="a"),
+        side._replace(cwd=str(tmp_path), env=(("PYTHONPATH", tree_b),), label="b"),
+    )
+    session = Session(RunPlan(plan.options, sides, {}))
+    session.lock()
+    (results,) = session.run([(0, "f")])
+    assert [benchmark.get_metadata()["target"] for benchmark in results] == ["a", "b"]
+    assert [len(benchmark.get_runs()) for benchmark in results] == [2, 2]
+    for label in "ab":
+        (saved,) = load(str(tmp_path / f"out-{label}.json"))
+        assert saved.get_metadata()["target"] == label

@@ -25,8 +25,8 @@ from perf.measure.arguments import (
     warmups_count,
 )
 from perf.measure.options import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget, RunOptions, check_runner_args
+from perf.measure.protocol import worker_arguments as options_worker_arguments
 from perf.measure.sides import output_paths, python_labels, side_labels, side_paths
-from perf.measure.workers import worker_arguments as options_worker_arguments
 
 
 def make_parser(budget=DEFAULT_BUDGET, warmups=1, loops=0, min_time=0.1):
@@ -714,3 +714,53 @@ def test_cpu_clock_missing_here(monkeypatch):
     with pytest.raises(UsageError) as info:
         parse(["--clock", "cpu"])
     assert str(info.value) == "--clock cpu: this Python has no time.thread_time()"
+
+
+# -- RunOptions.create: the options without a command line --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("keywords", "argv"),
+    [
+        ({}, []),
+        ({"fast": True}, ["--fast"]),
+        ({"rigorous": True, "values": 4}, ["--rigorous", "-n", "4"]),
+        ({"debug_single_value": True}, ["--debug-single-value"]),
+        ({"target_precision": 0.02, "max_processes": 40}, ["--target-precision", "2", "--max-processes", "40"]),
+        (
+            {"warmups": "auto", "loops": 8, "clock": "cpu", "quiet": True},
+            ["-w", "auto", "-l", "8", "--clock", "cpu", "-q"],
+        ),
+        ({"inherit_environ": ["A", "B"], "processes": None}, ["--inherit-environ", "A,B"]),
+    ],
+)
+def test_create_applies_the_defaults_presets_and_checks_of_the_command_line(keywords, argv):
+    from perf.collect.python import python_has_jit
+    from perf.measure.plan import check_options
+
+    expected, _ = check_options(make_parser().parse_args(argv), "script", options.GivenBudget(), jit=python_has_jit())
+    assert RunOptions.create(**keywords) == expected
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        ({"procs": 3}, "unknown runner option 'procs' (did you mean processes?)"),
+        ({"processes": 0}, "runner option processes: must be >= 1, got 0"),
+        ({"target_precision": 0.01, "processes": 4}, "--target-precision replaces -p/--processes"),
+        ({"python_names": ("a", "b")}, "--python-names requires --compare-to"),
+        ({"output": "a.json", "append": "b.json"}, "--output and --append are mutually exclusive"),
+        ({"hook": ["no_such_hook"]}, "--hook: unknown hook 'no_such_hook'"),
+    ],
+)
+def test_create_errors_are_one_line_usage_errors(keywords, message):
+    with pytest.raises(UsageError) as info:
+        RunOptions.create(**keywords)
+    assert str(info.value).startswith(message)
+    assert "\n" not in str(info.value)
+
+
+def test_create_with_the_mode_of_command():
+    with pytest.raises(UsageError, match="--tracemalloc cannot be used with python -m perf command"):
+        RunOptions.create(mode="command", tracemalloc=True)
+    assert RunOptions.create(mode="timeit", tracemalloc=True).tracemalloc

@@ -68,3 +68,59 @@ def test_a_worker_plans_no_side_and_probes_nothing(tmp_path):
     plan = plan_of(["--worker", "--python", executable(tmp_path, "pypy3")])
     assert plan.sides == ()
     assert plan.probes == {}
+
+
+# -- typed options: RunOptions.create and plan_run ------------------------------------
+
+
+def test_typed_options_plan_as_the_command_line():
+    from perf.measure.options import RunOptions
+    from perf.measure.plan import plan_run
+
+    options = RunOptions.create(processes=3, values=2, min_time=0.01, hook=["perf_record"])
+    expected = plan_of(["-p", "3", "-n", "2", "--min-time", "0.01", "--hook", "perf_record"])
+    assert plan_run(options, "script", ("bench.py",), jit=False, probe=fake_probe) == expected
+
+
+def test_typed_options_of_a_comparison_give_each_side_its_budget(tmp_path, monkeypatch):
+    from perf.measure import probe
+    from perf.measure.options import RunOptions
+    from perf.measure.plan import plan_run
+
+    monkeypatch.setattr(probe, "probe_python", fake_probe)
+    pypy = executable(tmp_path, "pypy3")
+    options = RunOptions.create(compare_to=pypy, values=5)
+    plan = plan_run(options, "script", ("bench.py",), jit=False, probe=fake_probe)
+    assert plan == plan_of(["--compare-to", pypy, "-n", "5"])
+    reference, changed = plan.sides
+    assert (reference.options.processes, reference.options.values, reference.options.warmups) == (6, 5, "auto")
+    assert (changed.options.processes, changed.options.values, changed.options.warmups) == (24, 5, 1)
+
+
+def test_typed_options_of_command(tmp_path):
+    from perf.measure.options import RunOptions
+    from perf.measure.plan import plan_run
+
+    options = RunOptions.create(mode="command", compare_to="true --old")
+    plan = plan_run(options, "command", ("-m", "perf", "command"), program=["true"], jit=False)
+    expected = plan_of(
+        ["--compare-to", "true --old"], mode="command", script=("-m", "perf", "command"), program=["true"]
+    )
+    assert plan == expected
+
+
+def test_options_with_a_final_budget_keep_it_on_every_side(tmp_path):
+    from perf.measure.options import RunOptions
+    from perf.measure.plan import plan_run
+
+    pypy = executable(tmp_path, "pypy3")
+    plan = plan_run(RunOptions(3, 1, 0, 1, 0.1, compare_to=pypy), "script", ("bench.py",), probe=fake_probe)
+    assert [side.options.processes for side in plan.sides] == [3, 3]
+
+
+def test_typed_options_cannot_plan_a_script_given_on_the_command_line():
+    from perf.measure.options import RunOptions
+    from perf.measure.plan import plan_run
+
+    with pytest.raises(UsageError, match="save it to a file instead of using python -c or stdin"):
+        plan_run(RunOptions.create(), "script", ("-c",))

@@ -17,8 +17,10 @@ from perf.measure.arguments import add_runner_arguments
 from perf.measure.environment import PADDING_VARIABLE, perf_source_folder
 from perf.measure.hooks import PERF_RECORD_ENVIRON
 from perf.measure.options import DEFAULT_BUDGET, RunOptions, check_runner_args
+from perf.measure.protocol import decode_benchmark as _decode
+from perf.measure.protocol import stderr_tail as _tail
 from perf.measure.sides import Side
-from perf.measure.workers import WorkerLauncher, WorkerOutput, _decode, _tail, run_worker
+from perf.measure.workers import WorkerLauncher, WorkerOutput, run_worker
 from perf.measure.workers import describe_exit as _describe_exit
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
@@ -162,7 +164,10 @@ FAKE_ENVIRON = {
 def launcher_of(args, python, program_args, add_cmdline_args=None, **kwargs):
     """The launcher of one side running *program_args* with *python*."""
     side = Side("interpreter", python, RunOptions.from_namespace(args), tuple(program_args))
-    return WorkerLauncher(side, add_cmdline_args, args, **kwargs)
+    extend_command = None if add_cmdline_args is None else lambda command: add_cmdline_args(command, args)
+    launcher = WorkerLauncher(side, extend_command, **kwargs)
+    launcher.namespace = args  # what the callback gets: the Runner wraps add_cmdline_args the same way
+    return launcher
 
 
 def make_manager(argv=(), add_cmdline_args=None, seed=5, program_args=("bench.py", "--size", "3")):
@@ -318,7 +323,7 @@ def test_a_program_side_appends_its_program_after_the_script_options():
     side = Side(
         "program", "/usr/bin/python3", RunOptions.from_namespace(args), ("-m", "perf", "command"), ("true", "-x")
     )
-    launcher = WorkerLauncher(side, lambda command, namespace: command.extend(["--name", "n"]), args)
+    launcher = WorkerLauncher(side, lambda command: command.extend(["--name", "n"]))
     command = launcher.worker_command(0, 7, 0)
     assert command[:4] == ["/usr/bin/python3", "-m", "perf", "command"]
     assert command[-5:] == ["--name", "n", "--", "true", "-x"]

@@ -1,0 +1,145 @@
+"""What the parent and a worker process tell each other: the worker's command line and its pipe.
+
+Parent to worker: the command line (:func:`worker_arguments`: the runner
+options of one worker, derived from
+:data:`perf.measure.arguments.RUNNER_OPTIONS`, then :data:`LIST_ARGUMENT`
+for a worker that only lists the benchmarks) and the environment
+(:mod:`perf.measure.environment`).  A worker reads its command line with
+the runner's parser: the internal rows of the table (``--worker``,
+``--pipe FD``, ``--worker-task N``, ``--worker-list``) are the names it
+reads, and nothing else reaches it (no input on its pipe or stdin).
+
+Worker to parent, on the pipe ``--pipe FD``, which the worker closes when
+it is done:
+
+* a measuring worker writes one benchmark as JSON, perf's file format
+  (:func:`send_benchmark`; :func:`decode_benchmark` in the parent);
+* a listing worker writes one line per benchmark the script declares, in
+  order, each the JSON string of its name (:func:`name_line`;
+  :func:`decode_names`);
+* a worker that fails writes nothing there: it exits with a non-zero
+  status and explains why on its standard error, whose end the parent
+  quotes (:func:`with_stderr`: its last traceback, or its last lines).
+
+Workers import this module: it imports the table and the file format only
+when a function needs them.  Must not: spawn processes, print, or exit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from perf.errors import PerfError, WorkerError
+
+if TYPE_CHECKING:
+    from perf.measure.arguments import RunnerOption
+    from perf.measure.options import RunOptions
+    from perf.model.benchmark import Benchmark
+
+#: the argument of a worker that lists the script's benchmarks (and measures nothing)
+LIST_ARGUMENT = "--worker-list"
+#: lines of standard error quoted when a worker fails
+STDERR_LINES = 20
+
+
+# -- parent to worker: the command line ------------------------------------------------
+
+
+def worker_arguments(options: RunOptions, task: int, pipe: int, loops: int, values: int | None = None) -> list[str]:
+    """The runner options of one worker command line (after the program),
+    derived from :data:`perf.measure.arguments.RUNNER_OPTIONS`.
+
+    The options the parent decides per worker come first: *loops* 0 makes
+    this worker calibrate the loops before its values (``--loops 0`` is
+    explicit: a script's ``Runner(loops=N)`` default must not apply to
+    it); *values* per process (default ``--values``; ``--adaptive-values``
+    chooses them after a pilot).  Then the options passed on as given: how
+    the worker measures, then what runs around its values.
+    """
+    from perf.measure.arguments import MEASURING, RECORDING, RUNNER_OPTIONS
+
+    command = ["--worker", "--pipe", str(pipe), "--worker-task", str(task)]
+    command += ["--values", str(options.values if values is None else values), "--min-time", repr(options.min_time)]
+    command += ["--loops", str(loops)]  # 0: this worker calibrates them
+    command += ["--warmups", str(options.warmups)]
+    for passed in (MEASURING, RECORDING):
+        for option in RUNNER_OPTIONS:
+            if option.worker == passed:
+                command += _worker_option(option, getattr(options, option.name))
+    return command
+
+
+def _worker_option(option: RunnerOption, value: Any) -> list[str]:
+    """One option passed on as given: nothing when it has its default."""
+    if option.convert is None:
+        return [option.flags[0]] if value else []
+    if value is None or value == option.frozen_default:
+        return []
+    flag = option.flags[-1]
+    if option.repeated:
+        return [word for item in value for word in (flag, str(item))]
+    return [f"{flag}={value}"] if option.joined else [flag, str(value)]
+
+
+# -- worker to parent: the pipe --------------------------------------------------------
+
+
+def send_benchmark(benchmark: Benchmark, fd: int) -> None:
+    """A measuring worker: write *benchmark* as JSON to the parent's pipe
+    *fd*, then close it."""
+    from perf.storage.files import dumps
+
+    data = dumps(benchmark).encode("utf-8")
+    with open(fd, "wb", closefd=True) as pipe:
+        pipe.write(data)
+
+
+def name_line(name: str) -> bytes:
+    """A listing worker: the line of the benchmark *name* (``--worker-list``)."""
+    import json
+
+    return (json.dumps(name) + "\n").encode("utf-8")
+
+
+def decode_benchmark(data: bytes, what: str, stderr: bytes) -> Benchmark:
+    """What a measuring worker (*what*, for the messages) sent: its
+    benchmark, or WorkerError."""
+    from perf.storage.files import loads_benchmark
+
+    if not data:
+        message = f"{what} exited without sending a result (did the script call the same benchmarks in a worker?)"
+        raise WorkerError(with_stderr(message, stderr))
+    try:
+        return loads_benchmark(data)
+    except (PerfError, ValueError) as exc:
+        raise WorkerError(f"{what} sent an invalid result: {exc}") from None
+
+
+def decode_names(data: bytes, what: str, stderr: bytes) -> list[str]:
+    """What a listing worker sent: the names of the script's benchmarks,
+    in order, or WorkerError."""
+    import json
+
+    try:
+        names = [json.loads(line) for line in data.decode("utf-8").splitlines()]
+    except ValueError as exc:
+        raise WorkerError(f"{what} sent an invalid list: {exc}") from None
+    if not names or not all(isinstance(name, str) for name in names):
+        raise WorkerError(with_stderr(f"{what} sent no benchmark name", stderr))
+    return names
+
+
+def stderr_tail(stderr: bytes, lines: int = STDERR_LINES) -> str:
+    """The end of a worker's stderr: its last traceback when it has one
+    (up to 3 x *lines*), else its last *lines* lines."""
+    all_lines = stderr.decode("utf-8", "replace").rstrip().splitlines()
+    starts = [index for index, line in enumerate(all_lines) if line.startswith("Traceback (most recent call last)")]
+    keep_traceback = starts and len(all_lines) - starts[-1] <= 3 * lines
+    kept = all_lines[starts[-1] :] if keep_traceback else all_lines[-lines:]
+    return "\n".join("    " + line for line in kept)
+
+
+def with_stderr(message: str, stderr: bytes) -> str:
+    """*message*, followed by the end of the worker's stderr if any."""
+    tail = stderr_tail(stderr)
+    return f"{message}; last lines of its stderr:\n{tail}" if tail else message

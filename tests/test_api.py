@@ -1,0 +1,88 @@
+"""perf.api: what is checked before any worker starts, and what workers
+are given.  Real runs are in tests/integration/test_api_runs.py and in
+doc/api.rst's examples."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from perf import api
+from perf.errors import UsageError
+
+
+def test_timeit_worker_arguments_are_the_timeit_command_line():
+    task = api.Timeit("x + 1", setup=["x = 1", "y = 2"], teardown="del x", name="add", inner_loops=2, duplicate=3)
+    assert task.worker_arguments() == [
+        "--name", "add", "--setup", "x = 1", "--setup", "y = 2", "--teardown", "del x",
+        "--inner-loops", "2", "--duplicate", "3", "--", "x + 1",
+    ]  # fmt: skip
+    assert api.Timeit(["a = 1", "b = a"]).worker_arguments() == ["--name", "timeit", "--", "a = 1", "b = a"]
+
+
+@pytest.mark.parametrize(
+    ("task", "message"),
+    [
+        (api.Timeit("1 +"), r"^invalid stmt '1 \+': SyntaxError: "),
+        (api.Timeit("pass", setup="def"), r"^invalid setup 'def': SyntaxError: "),
+        (api.Timeit([]), r"^Timeit needs at least one statement$"),
+        (api.Timeit("pass", name=""), r"^a benchmark name must be a non-empty string$"),
+        (api.Timeit("pass", duplicate=0), r"^duplicate must be an integer >= 1, got 0$"),
+        (api.Timeit("pass", inner_loops="2"), r"^inner_loops must be an integer >= 1, got '2'$"),
+        (api.Function("json.dumps"), r"^a function to benchmark is given as 'module:function', got 'json.dumps'$"),
+        (api.Function("json:"), r"given as 'module:function', got 'json:'$"),
+        (api.Function("json:dumps; import os"), r"given as 'module:function'"),
+        (api.Command(["perf-no-such-program-x"]), r"^perf-no-such-program-x: program not found$"),
+        (api.Command("sleep 1"), r"^the command must be a non-empty list of strings"),
+        (api.Command([]), r"^the command must be a non-empty list of strings"),
+        (api.Command(["true"], name=""), r"^a benchmark name must be a non-empty string$"),
+    ],
+)
+def test_bad_tasks_are_usage_errors_before_anything_runs(task, message):
+    with pytest.raises(UsageError, match=message):
+        api.run(task)
+
+
+def test_something_else_than_a_task_is_refused():
+    with pytest.raises(UsageError, match=r"^run\(\) measures a Timeit, a Function or a Command, got str$"):
+        api.run("sum(range(10))")  # type: ignore[arg-type]
+
+
+def test_a_function_is_timed_as_a_call_its_import_being_setup():
+    task = api.Function("package.module:Class.method").timeit()
+    assert task.name == "package.module:Class.method"
+    assert task.stmt == "__perf_target()"
+    assert task.setup == "import package.module as __perf_module\n__perf_target = __perf_module.Class.method"
+    assert api.Function("m:f", name="mine").timeit().name == "mine"
+
+
+def test_a_pair_needs_its_reference_and_one_side_has_none():
+    with pytest.raises(UsageError, match=r"^run_pair\(\) needs options with compare_to \(the reference side\)$"):
+        api.run_pair(api.Timeit("pass"), api.RunOptions.create())
+    options = api.RunOptions.create(compare_to=sys.executable)
+    with pytest.raises(UsageError, match=r"^these options compare two sides \(compare_to\): use run_pair\(\)$"):
+        api.run(api.Timeit("pass"), options)
+
+
+def test_the_reference_program_of_a_command_must_exist():
+    with pytest.raises(UsageError, match=r"^--compare-to: perf-no-such-program-x: program not found$"):
+        api.RunOptions.create(mode="command", compare_to="perf-no-such-program-x --flag")
+
+
+def test_options_are_built_by_create():
+    with pytest.raises(UsageError, match=r"^options are made by RunOptions.create\(...\), got dict$"):
+        api.run(api.Timeit("pass"), {"processes": 3})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        ({"tracemalloc": True}, r"^--tracemalloc cannot be used with python -m perf command \(use --track-memory\)$"),
+        ({"clock": "cpu"}, r"^--clock cpu cannot be used with python -m perf command: the program runs in another "),
+    ],
+)
+def test_what_a_command_cannot_measure_is_refused(keywords, message):
+    options = api.RunOptions.create(**keywords)
+    with pytest.raises(UsageError, match=message):
+        api.run(api.Command(["true"]), options)
