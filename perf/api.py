@@ -24,14 +24,28 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence, Union
 
+from perf.analysis.compare import DEFAULT_MARGIN
 from perf.errors import UsageError
 from perf.measure.options import RunOptions, check_mode
 from perf.measure.session import SessionEvents
 
 if TYPE_CHECKING:
+    from perf.analysis.finished import FinishedComparison
     from perf.model.benchmark import Benchmark
+    from perf.model.suite import BenchmarkSuite
 
-__all__ = ["Command", "Function", "Pair", "RunOptions", "SessionEvents", "Task", "Timeit", "run", "run_pair"]
+__all__ = [
+    "Command",
+    "Function",
+    "Pair",
+    "RunOptions",
+    "SessionEvents",
+    "Task",
+    "Timeit",
+    "compare",
+    "run",
+    "run_pair",
+]
 
 #: ``module:function``, where function may be an attribute path (``Class.method``)
 _TARGET = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -179,6 +193,27 @@ def run_pair(
         raise UsageError("run_pair() needs options with compare_to (the reference side)")
     reference, changed = _measure(task, options, events, environ)
     return Pair(reference, changed)
+
+
+def compare(
+    reference: Benchmark | BenchmarkSuite,
+    *changed: Benchmark | BenchmarkSuite,
+    margin: float = DEFAULT_MARGIN,
+    robust: bool = False,
+    correct: bool = True,
+) -> FinishedComparison:
+    """Compare each *changed* result to *reference* as ``compare_to``
+    does, and return the finished comparison that its table, the HTML
+    report and the plots lay out.  *margin*: the equivalence margin of "no
+    change"; *robust*: rank tests; *correct* False leaves out the
+    corrections of separate recordings for a busy machine."""
+    from perf.analysis.finished import finish_comparison
+    from perf.model.benchmark import Benchmark
+
+    if not changed:
+        raise UsageError("compare() needs a reference and at least one changed result")
+    files = [[result] if isinstance(result, Benchmark) else list(result) for result in (reference, *changed)]
+    return finish_comparison(files, margin, robust, correct)
 
 
 def _check_options(options: RunOptions) -> None:
