@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from perf.cli.runner import Runner
-from perf.measure import probe as probe_module
-from perf.measure.probe import PythonProbe
-from perf.measure.session import Session
+from perf.measure.parent import probe as probe_module
+from perf.measure.parent.probe import PythonProbe
+from perf.measure.parent.session import Session
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.storage.files import dump, load
@@ -221,7 +221,7 @@ def test_append_of_other_inner_loops_is_refused_before_the_lock(tmp_path, capsys
 
 
 def test_append_of_a_new_or_a_compatible_benchmark_passes_the_check(tmp_path):
-    from perf.measure.saving import PlannedRun
+    from perf.measure.parent.saving import PlannedRun
 
     output = tmp_path / "out.json"
     _file_with(output, "other", unit="byte")
@@ -281,7 +281,7 @@ def cpu_clock(monkeypatch):
     per reading: only the benchmarked code below moves it further."""
     from helpers import FakeClock
 
-    from perf.measure import clock
+    from perf.measure.child import clock
 
     fake = FakeClock(step=1e-9)
     monkeypatch.setitem(clock.CLOCKS, "cpu", fake)
