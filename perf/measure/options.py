@@ -301,7 +301,8 @@ def check_options(
 ) -> Tuple[RunOptions, Dict[str, "PythonProbe"]]:
     """Check the runner options *args* before any run: the parsed namespace
     (completed in place), or the options given as keywords
-    (:func:`perf.measure.arguments.given_options`).  Returns them checked
+    (:func:`perf.measure.arguments.given_options`; those left out have
+    their defaults).  Returns them checked
     and frozen, and what each interpreter other than this one said when
     probed.
 
@@ -312,7 +313,7 @@ def check_options(
     one that cannot import perf is a UsageError now, and a JIT gets fewer,
     longer processes.  Raises :class:`~perf.errors.UsageError`."""
     if not isinstance(args, argparse.Namespace):
-        args = argparse.Namespace(**args)
+        args = parsed_namespace(args)
     given = GivenBudget(args.processes, args.values, args.warmups)
     probes: Dict[str, PythonProbe] = {}
     worker_jit = jit
@@ -323,6 +324,15 @@ def check_options(
     check_runner_args(args, *defaults.budget_for(worker_jit), mode, hook_names)
     check_machine_args(args)
     return RunOptions.from_namespace(args)._replace(given_budget=given), probes
+
+
+def parsed_namespace(given: Mapping[str, Any]) -> argparse.Namespace:
+    """The namespace a command line would parse into, from the options
+    *given* (the output of :func:`perf.measure.arguments.given_options`;
+    the options left out have the parser's defaults)."""
+    from perf.measure.arguments import parsed_defaults
+
+    return argparse.Namespace(**{**parsed_defaults(), **given})
 
 
 def command_program(args: argparse.Namespace) -> List[str]:

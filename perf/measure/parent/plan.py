@@ -28,6 +28,7 @@ from perf.measure.options import (
     RunOptions,
     check_options,
     command_program,
+    parsed_namespace,
     side_options,
 )
 from perf.measure.parent.sides import Side, SideKind, absolute_executable, side_labels
@@ -76,7 +77,7 @@ def prepare_run(
     ``python -m perf command`` is ``args.program``.  Raises
     :class:`~perf.errors.UsageError`."""
     if not isinstance(args, argparse.Namespace):
-        args = argparse.Namespace(**args)
+        args = parsed_namespace(args)
     options, probes = check_options(args, mode, defaults, jit=jit, hook_names=hook_names, probe=probe)
     if not options.worker and script[:1] in (("-c",), ("",), ("-",)):
         raise UsageError("workers re-run the bench script: save it to a file instead of using python -c or stdin")

@@ -124,3 +124,7 @@ def test_typed_options_cannot_plan_a_script_given_on_the_command_line():
 
     with pytest.raises(UsageError, match="save it to a file instead of using python -c or stdin"):
         plan_run(RunOptions.create(), "script", ("-c",))
+
+
+def test_given_options_left_out_have_their_defaults():
+    assert prepare_run({"processes": 3}, "script", GivenBudget(), ("bench.py",), jit=False) == plan_of(["-p", "3"])
