@@ -116,8 +116,8 @@ from runner_budget import _raw_time  # noqa: E402
 
 from perf.analysis.intervals import mean_interval  # noqa: E402
 from perf.analysis.statistics import mean, median, percentile, variance_components  # noqa: E402
-from perf.measure.allocation import MAX_VALUES, MIN_VALUES, PILOT_PROCESSES  # noqa: E402
 from perf.measure.options import DEFAULT_BUDGET  # noqa: E402
+from perf.measure.parent.allocation import MAX_VALUES, MIN_VALUES, PILOT_PROCESSES  # noqa: E402
 from perf.storage.files import load_benchmark  # noqa: E402
 
 FIXED = "fixed"

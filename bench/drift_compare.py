@@ -88,7 +88,7 @@ from perf.analysis import compare  # noqa: E402
 from perf.analysis.benchmarks import compare_benchmarks, paired_process_means  # noqa: E402
 from perf.analysis.distributions import student_t_ppf  # noqa: E402
 from perf.analysis.statistics import mean, median, stdev  # noqa: E402
-from perf.measure.stopping import StoppingRule  # noqa: E402
+from perf.measure.parent.stopping import StoppingRule  # noqa: E402
 from perf.storage.files import load_benchmark  # noqa: E402
 
 STATEMENT = "sorted(range(1000))"

@@ -1,5 +1,5 @@
 """Candidate speed probes for issue 21 (study only; the kept one lives in
-perf.measure.interference).
+perf.measure.child.interference).
 
 Each candidate is a small fixed workload, timed as the worker times its
 probe (the best of 3 runs).  ``python`` is the probe of issue 14 (runs in
@@ -97,7 +97,7 @@ def install(names=None):
     *names* (all by default) next to its own probe, recorded as
     ``probe_<name>_before``/``_after`` (called by the sitecustomize of
     bench/probe_study_site/ and bench/probe_baseline_site/)."""
-    from perf.measure import interference
+    from perf.measure.child import interference
 
     run_probe = interference.Witness.run_probe
     metadata = interference.Witness.metadata

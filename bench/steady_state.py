@@ -1,4 +1,4 @@
-"""Accuracy and cost of perf.measure.steady.classify on synthetic sequences.
+"""Accuracy and cost of perf.measure.child.steady.classify on synthetic sequences.
 
 Usage: python bench/steady_state.py [-n TRIALS] [--seed SEED]
 
@@ -41,7 +41,7 @@ from typing import Callable, List
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from perf.measure.steady import (
+from perf.measure.child.steady import (
     FLAT,
     MIN_SEGMENT,
     NO_STEADY_STATE,

@@ -73,7 +73,7 @@ print(json.dumps(best))
 PYPY_LOOPS = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from perf.measure.tasks import TimeitCode
+from perf.measure.child.tasks import TimeitCode
 results = {}
 for stmt, setup in (("pass", ()), ("x", "x=1")):
     for counting in (True, False):

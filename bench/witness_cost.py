@@ -2,8 +2,8 @@
 
 Each worker records its CPU share and context switches around every sample
 and times a small reference workload before and after its values
-(perf.measure.interference.Witness).  This script runs the worker's own
-code (``perf.measure.worker.run_task``) on a timeit task, in this process,
+(perf.measure.child.interference.Witness).  This script runs the worker's own
+code (``perf.measure.child.worker.run_task``) on a timeit task, in this process,
 alternately with the witness and with a disabled one, and prints the
 median wall time of each and their ratio; then the same for the smallest
 worker (one value of one loop), whose time is nearly all fixed costs.
@@ -38,8 +38,8 @@ def arguments(argv: list[str]):
 
 
 def timed(task_args, witness_on: bool) -> float:
-    from perf.measure import interference, worker
-    from perf.measure.tasks import Task, TimeitCode
+    from perf.measure.child import interference, worker
+    from perf.measure.child.tasks import Task, TimeitCode
 
     code = TimeitCode("sorted(data)", "data = list(range(100, 0, -1))")
     task = Task("sorted", code.time_function(), overhead_function=code.overhead_function())

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence, Union
 from perf.analysis.compare import DEFAULT_MARGIN
 from perf.errors import UsageError
 from perf.measure.options import RunOptions, check_mode
-from perf.measure.session import SessionEvents
+from perf.measure.parent.session import SessionEvents
 
 if TYPE_CHECKING:
     from perf.analysis.finished import FinishedComparison
@@ -85,7 +85,7 @@ class Timeit:
 
     def check(self) -> None:
         """Each statement compiles (a UsageError now, not in a worker)."""
-        from perf.measure.tasks import TimeitCode
+        from perf.measure.child.tasks import TimeitCode
 
         if not self.name:
             raise UsageError("a benchmark name must be a non-empty string")
@@ -132,7 +132,7 @@ class Command:
 
     def check(self) -> None:
         """The program exists and can be run."""
-        from perf.measure.tasks import check_program
+        from perf.measure.child.tasks import check_program
 
         if not self.name:
             raise UsageError("a benchmark name must be a non-empty string")
@@ -226,9 +226,9 @@ def _measure(
 ) -> list[Benchmark]:
     """Check everything, plan the run, then run its one benchmark: the
     results of each side."""
-    from perf.measure.plan import plan_run
-    from perf.measure.saving import PlannedRun
-    from perf.measure.session import Session
+    from perf.measure.parent.plan import plan_run
+    from perf.measure.parent.saving import PlannedRun
+    from perf.measure.parent.session import Session
 
     if isinstance(task, Function):
         task = task.timeit()

@@ -117,8 +117,8 @@ def fake_measurer():
     from perf.errors import WorkerError
     from perf.history.git import short
     from perf.history.worktrees import CommitMeasurer
-    from perf.measure.schedule import Progress
-    from perf.measure.workers import WorkerOutput
+    from perf.measure.parent.schedule import Progress
+    from perf.measure.parent.workers import WorkerOutput
     from perf.model.benchmark import Benchmark
     from perf.model.run import Run
 

@@ -196,6 +196,23 @@ def test_the_rule_sees_functions_constants_and_modules(source, wrong):
 def test_the_session_and_history_take_typed_options():
     """Runs started from code need no command line: the session and
     history read RunOptions, never an argparse namespace."""
-    paths = [PACKAGE / "measure" / "session.py", *sorted((PACKAGE / "history").glob("*.py"))]
+    paths = [PACKAGE / "measure" / "parent" / "session.py", *sorted((PACKAGE / "history").glob("*.py"))]
     found = [path.name for path in paths if "argparse" in path.read_text() or "Namespace" in path.read_text()]
     assert found == []
+
+
+def test_a_worker_never_imports_the_parent_side():
+    """perf.measure.child is what a worker imports: it never imports
+    perf.measure.parent, even inside a function, and the shared modules of
+    perf.measure import the parent side only inside a function (its start-up
+    stays short)."""
+    wrong = []
+    for module, tree in modules():
+        if module.startswith("measure.child"):
+            imported = perf_imports(tree, top_level_only=False)
+        elif module.startswith("measure") and not module.startswith("measure.parent"):
+            imported = perf_imports(tree, top_level_only=True)
+        else:
+            continue
+        wrong += [f"{module} -> {name}" for name in imported if name.startswith("perf.measure.parent")]
+    assert wrong == []

@@ -23,11 +23,11 @@ from perf.analysis.statistics import mean, median
 from perf.analysis.win_rate import WinRate, paired_win_rate, win_rate
 from perf.model.benchmark import Benchmark
 
-#: the metadata of an interleaved run (written by perf.measure.schedule)
+#: the metadata of an interleaved run (written by perf.measure.parent.schedule)
 PAIR_KEY = "ab_pair"
 SEED_KEY = "ab_seed"
 
-#: seconds per statement of the empty timing loop (perf.measure.worker)
+#: seconds per statement of the empty timing loop (perf.measure.child.worker)
 LOOP_OVERHEAD_KEY = "loop_overhead"
 
 __all__ = [

@@ -1,6 +1,6 @@
 """What the machine did to a recording, from the workers' own evidence.
 
-Each worker records (perf.measure.interference) the share of its values'
+Each worker records (perf.measure.child.interference) the share of its values'
 wall time it spent on the CPU (``cpu_share``), the involuntary context
 switches during its values, and a small reference workload timed before
 and after its values (``speed_probe_before``/``speed_probe_after``).

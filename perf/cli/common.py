@@ -73,7 +73,7 @@ def compare_to_files(path: str) -> list[list[str]]:
     import glob
 
     from perf.analysis.benchmarks import SEED_KEY
-    from perf.measure.sides import split_extension
+    from perf.measure.parent.sides import split_extension
 
     stem, extension = split_extension(path)
     runs: dict[frozenset[Any], list[str]] = {}

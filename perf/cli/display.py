@@ -12,17 +12,17 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO, Union
 
+from perf.measure.child.tasks import Task
 from perf.measure.options import RunOptions
-from perf.measure.session import SessionEvents
-from perf.measure.tasks import Task
+from perf.measure.parent.session import SessionEvents
 from perf.model.benchmark import Benchmark
 
 #: the runner's options: checked and frozen, or a namespace
 Options = Union[RunOptions, argparse.Namespace]
 
 if TYPE_CHECKING:
-    from perf.measure.saving import PartialSave
-    from perf.measure.schedule import Progress
+    from perf.measure.parent.saving import PartialSave
+    from perf.measure.parent.schedule import Progress
     from perf.platform.lock import Holder
 
 

@@ -1,7 +1,7 @@
 """``perf.Runner``: the entry point of bench scripts, ``timeit`` and ``command``.
 
 A bench script is a command-line program: the Runner parses its options,
-decides whether this process is the parent (a :class:`perf.measure.session.Session`
+decides whether this process is the parent (a :class:`perf.measure.parent.session.Session`
 runs the workers, then the Runner prints and exits) or a worker (measure
 one benchmark and send it through the pipe, or run in place with
 ``--worker`` alone: print it and save it to ``-o``/``--append``).  Exit
@@ -32,16 +32,15 @@ from perf.cli.main import (
     fail_on,
 )
 from perf.errors import BenchmarkFailedError, PerfError, UsageError, WorkerTimeoutError
-from perf.measure.options import AUTO, GivenBudget, RunMode, RunOptions
-from perf.measure.sides import command_program
-from perf.measure.tasks import Task
+from perf.measure.child.tasks import Task
+from perf.measure.options import AUTO, GivenBudget, RunMode, RunOptions, command_program
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import DEFAULT_CLOCK
 
 if TYPE_CHECKING:
-    from perf.measure.plan import RunPlan
-    from perf.measure.saving import PlannedRun
-    from perf.measure.session import Session
+    from perf.measure.parent.plan import RunPlan
+    from perf.measure.parent.saving import PlannedRun
+    from perf.measure.parent.session import Session
 
 __all__ = ["ArgumentParser", "Runner", "command_program"]
 
@@ -104,8 +103,6 @@ class Runner:
             if args is None:
                 return self.args
             raise RuntimeError("arguments already parsed")
-        from perf.measure.plan import prepare_run
-
         try:
             namespace = self.argparser.parse_args(args)
             hook_names = None
@@ -113,20 +110,28 @@ class Runner:
                 from perf.measure.hooks import get_hook_names
 
                 hook_names = get_hook_names(self._hooks)
-            plan = prepare_run(
-                namespace, self.mode, self._defaults, self._program_args, jit=self._jit, hook_names=hook_names
-            )
-            if plan.options.pipe is None:  # the parent, or a worker run in place
+            if namespace.worker and namespace.pipe is not None:
+                # a worker measuring: its options only, nothing of the parent side
+                from perf.measure.options import check_options
+
+                options, _ = check_options(namespace, self.mode, self._defaults, jit=self._jit, hook_names=hook_names)
+            else:  # the parent, or a worker run in place (it writes -o/--append)
+                from perf.measure.parent.plan import prepare_run
+
+                plan = prepare_run(
+                    namespace, self.mode, self._defaults, self._program_args, jit=self._jit, hook_names=hook_names
+                )
+                options = plan.options
                 self.session = self._session(plan, namespace)
         except PerfError as exc:
             fail_on(exc)
-        self.options = plan.options
+        self.options = options
         self.args = namespace
         return namespace
 
     def _session(self, plan: RunPlan, namespace: argparse.Namespace) -> Session:
         from perf.cli import display
-        from perf.measure.session import Session
+        from perf.measure.parent.session import Session
 
         lock_command = () if plan.options.worker else display.lock_command(self._program_args)
         events = display.RunEvents(plan.options)
@@ -152,7 +157,7 @@ class Runner:
     ) -> Benchmark | None:
         """Benchmark ``time_func(loops, *args)``, which returns the seconds
         taken by all the loops."""
-        from perf.measure.tasks import time_func_time_function
+        from perf.measure.child.tasks import time_func_time_function
 
         return self._main(
             name,
@@ -170,7 +175,7 @@ class Runner:
         metadata: dict[str, Any] | None = None,
     ) -> Benchmark | None:
         """Benchmark ``func(*args)``."""
-        from perf.measure.tasks import empty_loop_time_function, func_time_function
+        from perf.measure.child.tasks import empty_loop_time_function, func_time_function
 
         def task() -> Task:
             clock = self._clock()
@@ -189,7 +194,7 @@ class Runner:
         loop_factory: Callable[[], Any] | None = None,
     ) -> Benchmark | None:
         """Benchmark ``await func(*args)``, in a new event loop per value."""
-        from perf.measure.tasks import async_time_function
+        from perf.measure.child.tasks import async_time_function
 
         return self._main(
             name,
@@ -208,7 +213,7 @@ class Runner:
         globals: dict[str, Any] | None = None,
     ) -> Benchmark | None:
         """Benchmark Python statements, like the :mod:`timeit` module."""
-        from perf.measure.tasks import TimeitCode
+        from perf.measure.child.tasks import TimeitCode
 
         try:
             code = TimeitCode(name if stmt is None else stmt, setup, teardown, duplicate, globals)
@@ -223,7 +228,7 @@ class Runner:
 
     def bench_command(self, name: str, command: Sequence[str]) -> Benchmark | None:
         """Benchmark the wall time of running a program."""
-        from perf.measure.tasks import CommandTimer, check_program
+        from perf.measure.child.tasks import CommandTimer, check_program
 
         try:
             found = check_program(command)
@@ -244,7 +249,7 @@ class Runner:
 
     def _clock(self) -> Callable[[], float]:
         """The clock of ``--clock``, which the time functions read."""
-        from perf.measure.clock import get_clock
+        from perf.measure.child.clock import get_clock
 
         assert self.options is not None
         return get_clock(self.options.clock)
@@ -338,7 +343,7 @@ class Runner:
     def _planned(self, name: str) -> PlannedRun:
         """What the workers of benchmark *name* will record (its task is
         built, cheaply: nothing runs)."""
-        from perf.measure.saving import PlannedRun, planned_run
+        from perf.measure.parent.saving import PlannedRun, planned_run
 
         make_task = self._declared.get(name)
         if make_task is None:  # listed by a worker: its options are known there only

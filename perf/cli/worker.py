@@ -1,6 +1,6 @@
 """A worker process on the command line: what it prints, its exit status.
 
-A worker measures one benchmark (:func:`perf.measure.worker.run_task`),
+A worker measures one benchmark (:func:`perf.measure.child.worker.run_task`),
 then sends it to the parent through its pipe; run in place (``--worker``
 without ``--pipe``: under a profiler or a debugger) it prints the result
 and saves it to ``-o``/``--append`` itself.  This module owns what such a
@@ -17,9 +17,9 @@ from perf.cli.main import fail_on
 from perf.errors import PerfError, ZeroValueError
 
 if TYPE_CHECKING:
+    from perf.measure.child.tasks import Task
     from perf.measure.options import RunOptions
-    from perf.measure.session import Session
-    from perf.measure.tasks import Task
+    from perf.measure.parent.session import Session
     from perf.model.benchmark import Benchmark
 
 
@@ -35,8 +35,8 @@ def run_worker(  # noqa: PLR0917 (the Runner passes what it holds)
     """Measure *task* in this process (*metadata*: the script's): send it to
     the parent, or, run in place (with a *session*), check the --append
     file first, then print the result and save it."""
+    from perf.measure.child.worker import run_task
     from perf.measure.protocol import send_benchmark
-    from perf.measure.worker import run_task
 
     if options.verbose or options.pipe is None:
         from perf.cli import display  # not on a quiet worker's path
@@ -44,7 +44,7 @@ def run_worker(  # noqa: PLR0917 (the Runner passes what it holds)
     on_sample = display.sample_printer(task, "byte" if options.memory else "second") if options.verbose else None
     try:
         if session is not None:  # run in place: it writes -o/--append
-            from perf.measure.saving import planned_run
+            from perf.measure.parent.saving import planned_run
 
             session.check_appends([task.name], lambda _name: planned_run(task, metadata))
         benchmark = run_task(task, options, metadata, clock=clock, on_sample=on_sample, hook_descriptors=hooks)

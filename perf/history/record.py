@@ -35,11 +35,11 @@ from typing import TYPE_CHECKING, NamedTuple, Sequence
 from perf.errors import UsageError
 from perf.history.git import Repository, short
 from perf.history.worktrees import BuildEvents, CommitMeasurer, MeasuredCommand, parse_command
-from perf.measure.session import SessionEvents
+from perf.measure.parent.session import SessionEvents
 
 if TYPE_CHECKING:
     from perf.history.store import HistoryStore, Recording
-    from perf.measure.schedule import Progress
+    from perf.measure.parent.schedule import Progress
     from perf.model.benchmark import Benchmark
 
 

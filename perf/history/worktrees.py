@@ -8,7 +8,7 @@ timeit ...``, whose runner options are read as the runner reads them
 :class:`CommitMeasurer` checks out each commit once in a temporary
 worktree (and runs ``--build`` there), and measures commits together
 through the session API: sides that differ by working folder and
-``PYTHONPATH`` (:class:`perf.measure.sides.Side`), in rounds of one
+``PYTHONPATH`` (:class:`perf.measure.parent.sides.Side`), in rounds of one
 worker per commit on the same machine in the same minutes
 (:meth:`CommitMeasurer.record` for ``history record``,
 :meth:`CommitMeasurer.rounds` for ``perf bisect`` and ``--confirm``).
@@ -28,9 +28,9 @@ from perf.history.git import Repository, build, short
 
 if TYPE_CHECKING:
     from perf.measure.options import GivenBudget, RunMode, RunOptions
-    from perf.measure.plan import RunPlan
-    from perf.measure.session import Session, SessionEvents
-    from perf.measure.sides import Side
+    from perf.measure.parent.plan import RunPlan
+    from perf.measure.parent.session import Session, SessionEvents
+    from perf.measure.parent.sides import Side
     from perf.model.benchmark import Benchmark
 
 #: the default budget of one session: pairs of processes, values per process
@@ -77,7 +77,7 @@ def parse_command(
     from perf.collect.python import python_has_jit
     from perf.measure.arguments import parse_runner_arguments
     from perf.measure.options import DEFAULT_BUDGET, GivenBudget
-    from perf.measure.plan import prepare_run
+    from perf.measure.parent.plan import prepare_run
 
     if not args:
         raise UsageError("missing the command to measure after --: a bench script and its options, or -m perf timeit")
@@ -202,8 +202,8 @@ class CommitMeasurer:
         *options*: every side's (their workers read a side's options, not
         the plan's); by default the options with the loops the first
         session calibrated, once known, else ARGS' options."""
-        from perf.measure.plan import RunPlan
-        from perf.measure.session import Session
+        from perf.measure.parent.plan import RunPlan
+        from perf.measure.parent.session import Session
 
         options = options or self._pinned
         sides = tuple(self.side(commit) for commit in commits)

@@ -532,7 +532,7 @@ def given_options(keywords: Mapping[str, Any]) -> dict[str, Any]:
             close = difflib.get_close_matches(name, public, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise UsageError(f"unknown runner option {name!r}{hint}")
-        if value is None and option.convert is not None:
+        if value is None:
             continue  # not given
         assert option.check is not None
         try:

@@ -5,6 +5,9 @@ the runner options (:data:`perf.measure.arguments.RUNNER_OPTIONS` declares
 each one, and checks its value alone): budget presets, calibration flags,
 output files, memory options, the clock, hooks, CPUs.  :class:`RunOptions`
 is the same options, typed and frozen: what :mod:`perf.measure` reads.
+:func:`check_options` runs every check of a command line's options, or of
+options given as keywords (:meth:`RunOptions.create`); in a worker, it
+imports nothing of the parent side.
 
 The namespace stays an :class:`argparse.Namespace` (``Runner.args``):
 bench scripts add their own options to ``runner.argparser`` and read them
@@ -16,14 +19,15 @@ Must not: spawn processes, print, or exit.
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Dict, Literal, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from perf.errors import OutputExistsError, UsageError
-from perf.measure.sides import absolute_executable, command_program, output_paths, side_labels
 from perf.model.metadata import DEFAULT_CLOCK
 
 if TYPE_CHECKING:
-    from perf.measure.stopping import StoppingRule
+    from perf.measure.parent.plan import Probe
+    from perf.measure.parent.probe import PythonProbe
+    from perf.measure.parent.stopping import StoppingRule
 
 #: what the Runner runs: a bench script's benchmarks, ``python -m perf
 #: timeit`` (one benchmark of statements) or ``python -m perf command``
@@ -139,7 +143,6 @@ class RunOptions(NamedTuple):
         not go together."""
         from perf.collect.python import python_has_jit
         from perf.measure.arguments import given_options
-        from perf.measure.plan import check_options
 
         given = given_options(options)
         hook_names = None
@@ -228,6 +231,8 @@ def _check_outputs(args: argparse.Namespace, mode: RunMode) -> None:
         raise UsageError("--output and --append are mutually exclusive")
     if args.worker and args.pipe is not None:
         return
+    from perf.measure.parent.sides import output_paths, side_labels
+
     labels = None
     if args.compare_to and not args.worker:
         labels = side_labels(args, command_program(args) if mode == "command" else None)
@@ -299,6 +304,57 @@ def check_mode(options: OptionsLike, mode: RunMode) -> None:
         )
 
 
+def check_options(
+    args: Union[argparse.Namespace, Mapping[str, Any]],
+    mode: RunMode,
+    defaults: GivenBudget,
+    *,
+    jit: bool,
+    hook_names: Optional[Sequence[str]] = None,
+    probe: Optional["Probe"] = None,
+) -> Tuple[RunOptions, Dict[str, "PythonProbe"]]:
+    """Check the runner options *args* before any run: the parsed namespace
+    (completed in place), or the options given as keywords
+    (:func:`perf.measure.arguments.given_options`; those left out have
+    their defaults).  Returns them checked
+    and frozen, and what each interpreter other than this one said when
+    probed.
+
+    *defaults*: a bench script's ``Runner(...)`` budget; *jit*: whether
+    this interpreter has a JIT.  Another interpreter (``--python``,
+    ``--compare-to``) runs once first, through *probe* (default:
+    :func:`perf.measure.parent.probe.probe_python`), as its workers will start:
+    one that cannot import perf is a UsageError now, and a JIT gets fewer,
+    longer processes.  Raises :class:`~perf.errors.UsageError`."""
+    if not isinstance(args, argparse.Namespace):
+        args = parsed_namespace(args)
+    given = GivenBudget(args.processes, args.values, args.warmups)
+    probes: Dict[str, PythonProbe] = {}
+    worker_jit = jit
+    if not args.worker:  # a worker checks its options, and imports nothing of the parent side
+        from perf.measure.parent.plan import probe_interpreters
+
+        probes, worker_jit = probe_interpreters(args, mode, probe, jit)
+    check_runner_args(args, *defaults.budget_for(worker_jit), mode, hook_names)
+    check_machine_args(args)
+    return RunOptions.from_namespace(args)._replace(given_budget=given), probes
+
+
+def parsed_namespace(given: Mapping[str, Any]) -> argparse.Namespace:
+    """The namespace a command line would parse into, from the options
+    *given* (the output of :func:`perf.measure.arguments.given_options`;
+    the options left out have the parser's defaults)."""
+    from perf.measure.arguments import parsed_defaults
+
+    return argparse.Namespace(**{**parsed_defaults(), **given})
+
+
+def command_program(args: argparse.Namespace) -> List[str]:
+    """The program of ``python -m perf command`` (after ``--``)."""
+    program: List[str] = getattr(args, "program", None) or []
+    return program[1:] if program[:1] == ["--"] else program
+
+
 def check_machine_args(args: argparse.Namespace) -> None:
     """The options that depend on this machine and this Python, checked
     after :func:`check_runner_args`: memory tracking, CPUs (``--affinity``
@@ -315,6 +371,11 @@ def _check_interpreters(args: argparse.Namespace, mode: RunMode) -> None:
         raise UsageError("--python-names requires --compare-to")
     if args.compare_to is not None and not args.compare_to.strip():
         raise UsageError("--compare-to: the reference is empty")
+    if not args.python and not args.compare_to:
+        args.python = sys.executable
+        return
+    from perf.measure.parent.sides import absolute_executable
+
     args.python = absolute_executable(args.python, "python") if args.python else sys.executable
     if args.compare_to and mode == "command":
         _check_reference_command(args.compare_to)
@@ -330,7 +391,7 @@ def _check_memory(args: argparse.Namespace) -> None:
         except ImportError as exc:
             raise UsageError(f"--tracemalloc is not available on this Python: {exc}") from None
     if args.track_memory and not args.worker:
-        from perf.measure.memory import peak_rss_supported
+        from perf.measure.child.memory import peak_rss_supported
 
         if not peak_rss_supported():
             raise UsageError("--track-memory is not supported on this platform")
@@ -366,7 +427,7 @@ def _check_affinity(args: argparse.Namespace) -> None:
 def _check_clock(args: argparse.Namespace, mode: RunMode) -> None:
     """``--clock cpu``: only for code that runs in the worker's own thread,
     with a thread CPU clock that works here."""
-    from perf.measure.clock import check_clock
+    from perf.measure.child.clock import check_clock
 
     if args.clock == DEFAULT_CLOCK:
         return
@@ -402,7 +463,7 @@ def stopping_rule(options: "RunOptions") -> Optional["StoppingRule"]:
     """The StoppingRule of --target-precision, or None."""
     if options.target_precision is None:
         return None
-    from perf.measure.stopping import StoppingRule
+    from perf.measure.parent.stopping import StoppingRule
 
     assert options.min_processes is not None and options.max_processes is not None
     return StoppingRule(options.target_precision, options.min_processes, options.max_processes)
@@ -413,7 +474,7 @@ def _check_reference_command(text: str) -> None:
     like a shell would, whose program exists."""
     import shlex
 
-    from perf.measure.tasks import check_program
+    from perf.measure.child.tasks import check_program
 
     try:
         words = shlex.split(text)

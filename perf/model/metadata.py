@@ -77,7 +77,7 @@ def _is_clock(value: str) -> bool:
     return value in CLOCKS
 
 
-#: per-process classification of a JIT warmup (perf.measure.steady)
+#: per-process classification of a JIT warmup (perf.measure.child.steady)
 STEADY_STATES = ("flat", "warmup", "slowdown", "no steady state")
 
 
@@ -137,7 +137,7 @@ METADATA: dict[str, MetadataInfo] = {
     "steady_state_warmups": _WARMUPS,
     # seconds per statement of the empty timing loop (doc/design.rst, R10)
     "loop_overhead": _SECONDS,
-    # what the machine did to the worker (perf.measure.interference)
+    # what the machine did to the worker (perf.measure.child.interference)
     "cpu_share": MetadataInfo(_NUMBER, _not_negative, "must be >= 0"),
     "involuntary_switches": _WARMUPS,
     "speed_probe_before": _SECONDS,

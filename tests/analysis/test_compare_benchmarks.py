@@ -11,7 +11,7 @@ import pytest
 from perf.analysis.benchmarks import compare_benchmarks, paired_process_means
 from perf.analysis.compare import PAIRED, RANKS, SIGNED_RANKS, WELCH
 from perf.analysis.win_rate import paired_win_rate
-from perf.measure.schedule import pair_order
+from perf.measure.parent.schedule import pair_order
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 

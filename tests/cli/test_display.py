@@ -7,10 +7,10 @@ import io
 import pytest
 
 from perf.cli.display import ProgressLine, _format_left, sample_printer, stop_line
-from perf.measure.saving import PartialSave
-from perf.measure.schedule import Progress
-from perf.measure.tasks import Task
-from perf.measure.workers import WorkerOutput
+from perf.measure.child.tasks import Task
+from perf.measure.parent.saving import PartialSave
+from perf.measure.parent.schedule import Progress
+from perf.measure.parent.workers import WorkerOutput
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 

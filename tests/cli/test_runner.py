@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from perf.cli.runner import Runner
-from perf.measure import probe as probe_module
-from perf.measure.probe import PythonProbe
-from perf.measure.session import Session
+from perf.measure.parent import probe as probe_module
+from perf.measure.parent.probe import PythonProbe
+from perf.measure.parent.session import Session
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.storage.files import dump, load
@@ -221,7 +221,7 @@ def test_append_of_other_inner_loops_is_refused_before_the_lock(tmp_path, capsys
 
 
 def test_append_of_a_new_or_a_compatible_benchmark_passes_the_check(tmp_path):
-    from perf.measure.saving import PlannedRun
+    from perf.measure.parent.saving import PlannedRun
 
     output = tmp_path / "out.json"
     _file_with(output, "other", unit="byte")
@@ -281,7 +281,7 @@ def cpu_clock(monkeypatch):
     per reading: only the benchmarked code below moves it further."""
     from helpers import FakeClock
 
-    from perf.measure import clock
+    from perf.measure.child import clock
 
     fake = FakeClock(step=1e-9)
     monkeypatch.setitem(clock.CLOCKS, "cpu", fake)
@@ -398,3 +398,29 @@ def test_append_of_cpu_clock_runs_to_a_cpu_clock_file(tmp_path, cpu_clock):
         runner.parse_args([*IN_PLACE, "-q", "--clock", "cpu", "--append", str(output)])
         runner.bench_func("f", sum, [1])
     assert load(str(output)).get_benchmark("f").get_nrun() == 2
+
+
+# -- add_cmdline_args: pyperf's callback, wrapped for the session ---------------------------
+
+
+def test_add_cmdline_args_gets_the_parsed_namespace_and_extends_each_worker_command():
+    seen = []
+
+    def add_cmdline_args(command, args):
+        seen.append(args)
+        command += ["--size", str(args.size)]
+
+    runner = new_runner(add_cmdline_args=add_cmdline_args)
+    runner.argparser.add_argument("--size", type=int, default=3)
+    args = runner.parse_args(["-n", "4", "--size", "7"])
+    command = runner.session.launchers()[0].worker_command(0, 9, 0)
+    assert command[-2:] == ["--size", "7"]
+    assert seen == [args]
+    assert seen[0] is runner.args
+
+
+def test_a_measuring_worker_checks_its_options_without_a_session():
+    runner = new_runner()
+    runner.parse_args(["--worker", "--pipe", "9", "--worker-task", "0", "-n", "2", "-l", "1"])
+    assert runner.session is None
+    assert (runner.options.worker, runner.options.pipe, runner.options.values) == (True, 9, 2)

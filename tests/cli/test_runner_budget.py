@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from perf.cli.runner import Runner
-from perf.measure import probe as probe_module
-from perf.measure.probe import PythonProbe
+from perf.measure.parent import probe as probe_module
+from perf.measure.parent.probe import PythonProbe
 
 #: keep the classes alive: Runner tells them apart by id()
 _CLASSES = []

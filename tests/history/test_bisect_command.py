@@ -85,7 +85,7 @@ def test_the_first_session_pins_the_loops_of_the_reference():
 
 
 class RecordingSession:
-    """perf.measure.session.Session without workers: it logs what each
+    """perf.measure.parent.session.Session without workers: it logs what each
     session's sides would run with, and answers with one run per side."""
 
     log: ClassVar[list] = []
@@ -123,7 +123,7 @@ def test_rounds_time_every_commit_with_the_loops_of_the_first_session(tmp_path, 
     from perf.history.worktrees import CommitMeasurer
 
     RecordingSession.log = []
-    monkeypatch.setattr("perf.measure.session.Session", RecordingSession)
+    monkeypatch.setattr("perf.measure.parent.session.Session", RecordingSession)
     repo = example_repo(tmp_path / "repo", commits=3, regression=2)
     with CommitMeasurer(Repository(repo.path), parse_command(["bench.py"])) as measurer:
         assert measurer.benchmarks(repo.commits[0]) == ["first", "second"]

@@ -110,7 +110,7 @@ def test_outcome(direction, ratio, spread, expected):
 
 
 class FakeSession:
-    """perf.measure.session.Session without workers: its sides' loops are
+    """perf.measure.parent.session.Session without workers: its sides' loops are
     what a worker would use (a side's options, else calibrated: the same
     for every side with shared loops, else each side its own); each
     benchmark's pairs move by +-30 % (inconclusive whatever the count)."""
@@ -155,7 +155,7 @@ class FakeSession:
 @pytest.fixture
 def fake_sessions(monkeypatch):
     FakeSession.sessions = []
-    monkeypatch.setattr("perf.measure.session.Session", FakeSession)
+    monkeypatch.setattr("perf.measure.parent.session.Session", FakeSession)
     return FakeSession.sessions
 
 

@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from perf.history.store import HistoryStore
-from perf.measure.interference import PROBE_KIND
+from perf.measure.child.interference import PROBE_KIND
 
 pytestmark = pytest.mark.integration
 

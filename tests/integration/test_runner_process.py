@@ -19,8 +19,8 @@ import time
 
 import pytest
 
-from perf.measure.schedule import pair_order
-from perf.measure.sides import python_labels
+from perf.measure.parent.schedule import pair_order
+from perf.measure.parent.sides import python_labels
 from perf.model.metadata import CHECKED_KEYS
 from perf.storage.files import load, load_benchmark
 
@@ -1079,7 +1079,7 @@ def test_probe_of_this_interpreter():
     from perf.measure.arguments import add_runner_arguments
     from perf.measure.environment import runner_environment
     from perf.measure.options import DEFAULT_BUDGET
-    from perf.measure.probe import probe_python
+    from perf.measure.parent.probe import probe_python
 
     parser = argparse.ArgumentParser()
     add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)

@@ -12,8 +12,8 @@ import pytest
 from perf.cli.main import ArgumentParser
 from perf.measure.arguments import add_runner_arguments
 from perf.measure.options import DEFAULT_BUDGET, GivenBudget
-from perf.measure.plan import RunPlan, prepare_run
-from perf.measure.session import Session, SessionEvents
+from perf.measure.parent.plan import RunPlan, prepare_run
+from perf.measure.parent.session import Session, SessionEvents
 from perf.storage.files import load
 
 pytestmark = pytest.mark.integration
@@ -74,7 +74,7 @@ def test_two_sides_differ_by_folder_and_environment(tmp_path, monkeypatch):
 def test_two_sides_from_typed_options(tmp_path, monkeypatch):
     """The same run from keywords: RunOptions.create and plan_run, no command line."""
     from perf.measure.options import RunOptions
-    from perf.measure.plan import plan_run
+    from perf.measure.parent.plan import plan_run
 
     monkeypatch.setenv("PERF_LOCK_DIR", str(tmp_path / "locks"))
     tree_a = source_tree(tmp_path / "a", "a")

@@ -25,8 +25,8 @@ from perf.measure.arguments import (
     warmups_count,
 )
 from perf.measure.options import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget, RunOptions, check_runner_args
+from perf.measure.parent.sides import output_paths, python_labels, side_labels, side_paths
 from perf.measure.protocol import worker_arguments as options_worker_arguments
-from perf.measure.sides import output_paths, python_labels, side_labels, side_paths
 
 
 def make_parser(budget=DEFAULT_BUDGET, warmups=1, loops=0, min_time=0.1):
@@ -708,7 +708,7 @@ def test_cpu_clock_with_memory_values(option):
 
 
 def test_cpu_clock_missing_here(monkeypatch):
-    from perf.measure import clock
+    from perf.measure.child import clock
 
     monkeypatch.delitem(clock.CLOCKS, "cpu")
     with pytest.raises(UsageError) as info:
@@ -736,7 +736,7 @@ def test_cpu_clock_missing_here(monkeypatch):
 )
 def test_create_applies_the_defaults_presets_and_checks_of_the_command_line(keywords, argv):
     from perf.collect.python import python_has_jit
-    from perf.measure.plan import check_options
+    from perf.measure.options import check_options
 
     expected, _ = check_options(make_parser().parse_args(argv), "script", options.GivenBudget(), jit=python_has_jit())
     assert RunOptions.create(**keywords) == expected

@@ -12,8 +12,8 @@ from helpers import runner_namespace
 
 from perf.errors import UsageError
 from perf.measure.options import GivenBudget
-from perf.measure.plan import prepare_run
-from perf.measure.probe import PythonProbe
+from perf.measure.parent.plan import prepare_run
+from perf.measure.parent.probe import PythonProbe
 
 
 def fake_probe(python, env):
@@ -75,7 +75,7 @@ def test_a_worker_plans_no_side_and_probes_nothing(tmp_path):
 
 def test_typed_options_plan_as_the_command_line():
     from perf.measure.options import RunOptions
-    from perf.measure.plan import plan_run
+    from perf.measure.parent.plan import plan_run
 
     options = RunOptions.create(processes=3, values=2, min_time=0.01, hook=["perf_record"])
     expected = plan_of(["-p", "3", "-n", "2", "--min-time", "0.01", "--hook", "perf_record"])
@@ -83,9 +83,9 @@ def test_typed_options_plan_as_the_command_line():
 
 
 def test_typed_options_of_a_comparison_give_each_side_its_budget(tmp_path, monkeypatch):
-    from perf.measure import probe
     from perf.measure.options import RunOptions
-    from perf.measure.plan import plan_run
+    from perf.measure.parent import probe
+    from perf.measure.parent.plan import plan_run
 
     monkeypatch.setattr(probe, "probe_python", fake_probe)
     pypy = executable(tmp_path, "pypy3")
@@ -99,7 +99,7 @@ def test_typed_options_of_a_comparison_give_each_side_its_budget(tmp_path, monke
 
 def test_typed_options_of_command(tmp_path):
     from perf.measure.options import RunOptions
-    from perf.measure.plan import plan_run
+    from perf.measure.parent.plan import plan_run
 
     options = RunOptions.create(mode="command", compare_to="true --old")
     plan = plan_run(options, "command", ("-m", "perf", "command"), program=["true"], jit=False)
@@ -111,7 +111,7 @@ def test_typed_options_of_command(tmp_path):
 
 def test_options_with_a_final_budget_keep_it_on_every_side(tmp_path):
     from perf.measure.options import RunOptions
-    from perf.measure.plan import plan_run
+    from perf.measure.parent.plan import plan_run
 
     pypy = executable(tmp_path, "pypy3")
     plan = plan_run(RunOptions(3, 1, 0, 1, 0.1, compare_to=pypy), "script", ("bench.py",), probe=fake_probe)
@@ -120,7 +120,11 @@ def test_options_with_a_final_budget_keep_it_on_every_side(tmp_path):
 
 def test_typed_options_cannot_plan_a_script_given_on_the_command_line():
     from perf.measure.options import RunOptions
-    from perf.measure.plan import plan_run
+    from perf.measure.parent.plan import plan_run
 
     with pytest.raises(UsageError, match="save it to a file instead of using python -c or stdin"):
         plan_run(RunOptions.create(), "script", ("-c",))
+
+
+def test_given_options_left_out_have_their_defaults():
+    assert prepare_run({"processes": 3}, "script", GivenBudget(), ("bench.py",), jit=False) == plan_of(["-p", "3"])

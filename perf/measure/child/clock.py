@@ -16,7 +16,7 @@ import time
 from typing import Any, Callable, Literal
 
 from perf.errors import UsageError
-from perf.measure.calibration import TimerInfo
+from perf.measure.child.calibration import TimerInfo
 from perf.model.metadata import DEFAULT_CLOCK as DEFAULT_CLOCK_NAME
 
 Clock = Callable[[], float]

@@ -18,7 +18,7 @@ import sys
 from typing import Any, Awaitable, Callable, Sequence
 
 from perf.errors import UsageError, WorkerError
-from perf.measure.clock import DEFAULT_CLOCK, Clock
+from perf.measure.child.clock import DEFAULT_CLOCK, Clock
 
 TimeFunction = Callable[[int], float]
 

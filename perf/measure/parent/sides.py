@@ -60,12 +60,6 @@ SIDE_SUFFIXES = ("ref", "changed")
 MAX_FILE_LABEL = 40
 
 
-def command_program(args: argparse.Namespace) -> list[str]:
-    """The program of ``python -m perf command`` (after ``--``)."""
-    program: list[str] = getattr(args, "program", None) or []
-    return program[1:] if program[:1] == ["--"] else program
-
-
 def python_labels(reference: str, changed: str) -> tuple[str, str]:
     """Short labels telling two interpreters apart: their file names when
     they differ (pyperf's labels: ``python3.11``, ``python3.12``), else the

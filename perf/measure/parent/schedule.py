@@ -10,7 +10,7 @@ round.  :func:`run_schedule` runs them in rounds, shuffled for a suite,
 until each has its processes or is precise enough.
 
 Must not: print (progress goes to a callback), spawn processes itself
-(:mod:`perf.measure.workers` does), or exit.
+(:mod:`perf.measure.parent.workers` does), or exit.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 from perf.analysis.benchmarks import PAIR_KEY, SEED_KEY
 from perf.errors import WorkerError
-from perf.measure.allocation import PILOT_PROCESSES
-from perf.measure.allocation import pilot_values as choose_values
-from perf.measure.workers import WorkerLauncher, WorkerOutput
+from perf.measure.parent.allocation import PILOT_PROCESSES
+from perf.measure.parent.allocation import pilot_values as choose_values
+from perf.measure.parent.workers import WorkerLauncher, WorkerOutput
 from perf.model.benchmark import Benchmark
 
 if TYPE_CHECKING:
-    from perf.measure.stopping import StoppingRule
+    from perf.measure.parent.stopping import StoppingRule
 
 
 class Progress(NamedTuple):

@@ -7,8 +7,8 @@ import pytest
 from helpers import make_tree
 
 from perf.errors import UsageError, WorkerError
-from perf.measure import memory
-from perf.measure.memory import PeakMemoryTracker, TracemallocTracker, peak_rss_supported
+from perf.measure.child import memory
+from perf.measure.child.memory import PeakMemoryTracker, TracemallocTracker, peak_rss_supported
 
 try:
     import tracemalloc

@@ -9,8 +9,8 @@ import statistics
 
 import pytest
 
-from perf.measure import steady
-from perf.measure.steady import (
+from perf.measure.child import steady
+from perf.measure.child.steady import (
     FLAT,
     KINDS,
     MIN_SEGMENT,

@@ -2,7 +2,7 @@
 
 :func:`measure` drives a *time function* (``loops -> seconds for all the
 loops``, as ``Runner.bench_time_func`` takes) through the calibration
-decisions of :mod:`perf.measure.calibration`, then the warmups, then the
+decisions of :mod:`perf.measure.child.calibration`, then the warmups, then the
 values, and returns them normalised per loop iteration.  Loop calibration
 happens inside the first worker, whose values are kept: no process is spent
 on calibration alone.
@@ -17,13 +17,13 @@ import math
 from typing import Callable, NamedTuple
 
 from perf.errors import WorkerError, ZeroValueError
-from perf.measure.calibration import (
+from perf.measure.child.calibration import (
     TimerInfo,
     is_accepted,
     next_loops,
     target_seconds,
 )
-from perf.measure.steady import WINDOW, SteadyState, classify
+from perf.measure.child.steady import WINDOW, SteadyState, classify
 
 #: loops -> seconds taken by that many loops of the benchmark
 TimeFunction = Callable[[int], float]

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from perf.errors import CalibrationError, WorkerError
-from perf.measure.calibration import TimerInfo
-from perf.measure.sampling import MAX_CALIBRATION_STEPS, SamplingPlan, measure
+from perf.measure.child.calibration import TimerInfo
+from perf.measure.child.sampling import MAX_CALIBRATION_STEPS, SamplingPlan, measure
 
 FINE = TimerInfo(call_cost=50e-9, resolution=1e-9)
 

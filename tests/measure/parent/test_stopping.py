@@ -8,7 +8,7 @@ import random
 import pytest
 
 from perf.analysis.intervals import mean_interval
-from perf.measure.stopping import StoppingRule
+from perf.measure.parent.stopping import StoppingRule
 
 
 def stop_at(rule, means):

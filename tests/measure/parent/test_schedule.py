@@ -13,7 +13,7 @@ import pytest
 
 from perf.analysis.benchmarks import PAIR_KEY, SEED_KEY
 from perf.errors import WorkerError
-from perf.measure.schedule import (
+from perf.measure.parent.schedule import (
     POSITION_KEY,
     ROUND_KEY,
     SCHEDULE_SEED_KEY,
@@ -22,14 +22,14 @@ from perf.measure.schedule import (
     pair_order,
     run_schedule,
 )
-from perf.measure.stopping import StoppingRule
-from perf.measure.workers import WorkerOutput
+from perf.measure.parent.stopping import StoppingRule
+from perf.measure.parent.workers import WorkerOutput
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 
 
 class FakeRecorder:
-    """Stands for perf.measure.schedule.Recorder: logs each worker into
+    """Stands for perf.measure.parent.schedule.Recorder: logs each worker into
     *log* as ``(name, side, metadata)``; the n-th worker's value is
     ``values[n]`` (cycling), 1.0 by default."""
 

@@ -15,7 +15,7 @@ import subprocess
 from typing import Any, NamedTuple
 
 from perf.errors import UsageError
-from perf.measure.workers import describe_exit
+from perf.measure.parent.workers import describe_exit
 
 
 class PythonProbe(NamedTuple):

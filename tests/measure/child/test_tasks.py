@@ -13,7 +13,7 @@ import pytest
 from helpers import FakeClock
 
 from perf.errors import UsageError, WorkerError
-from perf.measure.tasks import (
+from perf.measure.child.tasks import (
     CommandTimer,
     Task,
     TimeitCode,

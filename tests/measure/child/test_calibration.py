@@ -9,7 +9,7 @@ import pytest
 from helpers import FakeClock
 
 from perf.errors import CalibrationError
-from perf.measure.calibration import (
+from perf.measure.child.calibration import (
     AIM_FACTOR,
     MAX_LOOPS,
     TimerInfo,
@@ -17,7 +17,7 @@ from perf.measure.calibration import (
     next_loops,
     target_seconds,
 )
-from perf.measure.clock import probe_timer
+from perf.measure.child.clock import probe_timer
 
 FINE = TimerInfo(call_cost=50e-9, resolution=1e-9)
 

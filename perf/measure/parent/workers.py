@@ -7,10 +7,10 @@ benchmark, :mod:`perf.measure.protocol`), its standard error captured
 :mod:`perf.measure.environment`), and its own session, so that a timeout
 or Ctrl-C stops it and everything it started: no orphan is left behind.
 :class:`WorkerLauncher` builds the command line and the environment of
-the workers of one side (:class:`perf.measure.sides.Side`).
+the workers of one side (:class:`perf.measure.parent.sides.Side`).
 
 Must not: print (the caller gets events through callbacks), time the
-benchmark itself, decide the schedule (:mod:`perf.measure.schedule`), exit.
+benchmark itself, decide the schedule (:mod:`perf.measure.parent.schedule`), exit.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from typing import Callable, NamedTuple
 
 from perf.errors import WorkerError, WorkerTimeoutError
 from perf.measure.environment import random_padding, runner_environment
+from perf.measure.parent.sides import Side
 from perf.measure.protocol import LIST_ARGUMENT, decode_benchmark, decode_names, with_stderr, worker_arguments
-from perf.measure.sides import Side
 from perf.model.benchmark import Benchmark
 
 #: how much of a worker's standard error is kept

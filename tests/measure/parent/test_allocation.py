@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from perf.measure.allocation import MAX_VALUES, MIN_VALUES, optimal_values, pilot_values
+from perf.measure.parent.allocation import MAX_VALUES, MIN_VALUES, optimal_values, pilot_values
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 

@@ -4,14 +4,14 @@ This is the one place where a run is orchestrated; ``perf.Runner`` (the
 command line of bench scripts, ``timeit`` and ``command``), history
 recording and bisection all start runs through it:
 
-1. :func:`perf.measure.plan.prepare_run` checks the parsed options (with
+1. :func:`perf.measure.parent.plan.prepare_run` checks the parsed options (with
    the budget of the interpreter that runs the workers, probed once) and
-   describes the sides of the run (:class:`perf.measure.sides.Side`): one,
+   describes the sides of the run (:class:`perf.measure.parent.sides.Side`): one,
    or two with ``--compare-to``;
 2. :class:`Session` holds the CPU lock (:meth:`Session.lock`), lists a
    script's benchmarks, runs them (:meth:`Session.run`: one side's
    workers, or interleaved pairs; a suite in shuffled rounds) and saves
-   every result (:class:`perf.measure.saving.ResultWriter`).
+   every result (:class:`perf.measure.parent.saving.ResultWriter`).
 
 Progress, lock waits and what was saved of a stopped run reach the caller
 through :class:`SessionEvents`; failures are perf's exceptions.
@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from perf.errors import BenchmarkFailedError, CpuBusyError, WorkerError
 from perf.measure.options import stopping_rule
-from perf.measure.plan import RunPlan
-from perf.measure.saving import Measured, PartialSave, PlannedRun, ResultWriter, mark_incomplete
+from perf.measure.parent.plan import RunPlan
+from perf.measure.parent.saving import Measured, PartialSave, PlannedRun, ResultWriter, mark_incomplete
 
 if TYPE_CHECKING:
-    from perf.measure.schedule import Progress, ScheduledBenchmark
-    from perf.measure.workers import WorkerLauncher
+    from perf.measure.parent.schedule import Progress, ScheduledBenchmark
+    from perf.measure.parent.workers import WorkerLauncher
     from perf.model.benchmark import Benchmark
     from perf.platform.lock import CpuLock, Holder
 
@@ -61,8 +61,8 @@ class SessionEvents:
 class Session:
     """The workers of a run, its CPU lock and its result files.
 
-    *plan*: the checked options and the sides (:func:`perf.measure.plan.prepare_run`,
-    :func:`perf.measure.plan.plan_run`); *extend_command(command)*: adds
+    *plan*: the checked options and the sides (:func:`perf.measure.parent.plan.prepare_run`,
+    :func:`perf.measure.parent.plan.plan_run`); *extend_command(command)*: adds
     arguments to the command line of each worker, after the runner options
     (a bench script's own options: ``perf.Runner`` wraps its
     ``add_cmdline_args``); *events*: what the run reports (progress, lock
@@ -101,9 +101,9 @@ class Session:
         self.stopped: PartialSave | None = None
 
     def launchers(self) -> list[WorkerLauncher]:
-        """The :class:`~perf.measure.workers.WorkerLauncher` of each side."""
+        """The :class:`~perf.measure.parent.workers.WorkerLauncher` of each side."""
         if self._launchers is None:
-            from perf.measure.workers import WorkerLauncher
+            from perf.measure.parent.workers import WorkerLauncher
 
             extend_command, environ = self._launch
             self._launchers = [WorkerLauncher(side, extend_command, environ=environ) for side in self.plan.sides]
@@ -288,7 +288,7 @@ class Session:
         """:meth:`run`, and save the benchmarks that finished; with
         *keep_going*, a failed benchmark (its ``error``) does not stop the
         others, and is left to the caller."""
-        from perf.measure.schedule import plan_benchmarks, run_schedule
+        from perf.measure.parent.schedule import plan_benchmarks, run_schedule
 
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)

@@ -1,7 +1,7 @@
 """The child side: one worker process measures one task and builds its Runs.
 
 A worker probes the clock, pins itself to the requested CPUs, drives the
-task's time function through :func:`perf.measure.sampling.measure` (with
+task's time function through :func:`perf.measure.child.sampling.measure` (with
 hooks, memory tracking or cProfile around each sample when asked), collects
 the metadata of pyperf (doc/compatibility.rst, metadata keys) and returns a :class:`Benchmark` of
 one value run, preceded by a calibration run when this worker calibrated
@@ -24,13 +24,13 @@ from typing import Any, Callable
 
 from perf.collect.python import python_has_jit
 from perf.errors import UsageError
-from perf.measure.calibration import TimerInfo
-from perf.measure.clock import DEFAULT_CLOCK, Clock, probe_timer, record_clock
+from perf.measure.child.calibration import TimerInfo
+from perf.measure.child.clock import DEFAULT_CLOCK, Clock, probe_timer, record_clock
+from perf.measure.child.interference import Witness
+from perf.measure.child.sampling import Samples, SamplingPlan, TimeFunction, measure
+from perf.measure.child.tasks import Task
 from perf.measure.environment import padding_length
-from perf.measure.interference import Witness
 from perf.measure.options import RunOptions
-from perf.measure.sampling import Samples, SamplingPlan, TimeFunction, measure
-from perf.measure.tasks import Task
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 
@@ -47,7 +47,7 @@ def set_affinity(cpu_list: str) -> None:
 
 def _memory_time_function(time_function: TimeFunction, options: RunOptions) -> TimeFunction:
     """With --track-memory/--tracemalloc a "value" is the peak memory of a sample."""
-    from perf.measure import memory
+    from perf.measure.child import memory
 
     def peak(loops: int) -> float:
         tracker: Any = memory.TracemallocTracker() if options.tracemalloc else memory.PeakMemoryTracker()

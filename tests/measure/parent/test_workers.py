@@ -12,16 +12,16 @@ import pytest
 
 from perf.cli.runner import ArgumentParser
 from perf.errors import WorkerError, WorkerTimeoutError
-from perf.measure import workers as manager
 from perf.measure.arguments import add_runner_arguments
 from perf.measure.environment import PADDING_VARIABLE, perf_source_folder
 from perf.measure.hooks import PERF_RECORD_ENVIRON
 from perf.measure.options import DEFAULT_BUDGET, RunOptions, check_runner_args
+from perf.measure.parent import workers as manager
+from perf.measure.parent.sides import Side
+from perf.measure.parent.workers import WorkerLauncher, WorkerOutput, run_worker
+from perf.measure.parent.workers import describe_exit as _describe_exit
 from perf.measure.protocol import decode_benchmark as _decode
 from perf.measure.protocol import stderr_tail as _tail
-from perf.measure.sides import Side
-from perf.measure.workers import WorkerLauncher, WorkerOutput, run_worker
-from perf.measure.workers import describe_exit as _describe_exit
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.storage.files import dumps

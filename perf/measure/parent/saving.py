@@ -15,12 +15,12 @@ import os
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
 from perf.errors import IncompatibleRunError, PerfError, ResultFileError
-from perf.measure.sides import output_paths
+from perf.measure.parent.sides import output_paths
 from perf.model.metadata import INCOMPLETE_KEY
 
 if TYPE_CHECKING:
+    from perf.measure.child.tasks import Task
     from perf.measure.options import RunOptions
-    from perf.measure.tasks import Task
     from perf.model.benchmark import Benchmark
     from perf.model.suite import BenchmarkSuite
 
@@ -98,7 +98,7 @@ class ResultWriter:
         record (:meth:`perf.Benchmark.check_run`: unit, inner loops,
         interpreter, host...); *collected*: the metadata the side's workers
         collect."""
-        from perf.measure.clock import record_clock
+        from perf.measure.child.clock import record_clock
         from perf.model.metadata import CHECKED_KEYS, DEFAULT_UNIT
         from perf.model.run import Run
 

@@ -15,16 +15,16 @@ from helpers import FakeClock
 from perf.cli.runner import ArgumentParser
 from perf.collect.python import python_has_jit
 from perf.errors import UsageError, WorkerError
-from perf.measure import worker
 from perf.measure.arguments import add_runner_arguments
+from perf.measure.child import worker
+from perf.measure.child.sampling import Samples, SamplingPlan
+from perf.measure.child.steady import SteadyState
+from perf.measure.child.tasks import Task, func_time_function
+from perf.measure.child.worker import run_task
 from perf.measure.environment import PADDING_VARIABLE
 from perf.measure.hooks import HookBase
 from perf.measure.options import DEFAULT_BUDGET, RunOptions, check_runner_args
 from perf.measure.protocol import send_benchmark as send
-from perf.measure.sampling import Samples, SamplingPlan
-from perf.measure.steady import SteadyState
-from perf.measure.tasks import Task, func_time_function
-from perf.measure.worker import run_task
 from perf.storage.files import loads_benchmark
 
 WORKER = ["--worker", "--loops", "0", "-n", "3", "-w", "1", "--min-time", "0.01"]

@@ -1,4 +1,4 @@
-"""perf.measure.clock: the clocks of --clock and their check (the probe is
+"""perf.measure.child.clock: the clocks of --clock and their check (the probe is
 tested with calibration, tests/measure/test_calibration.py)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from helpers import FakeClock
 
 from perf.errors import UsageError
-from perf.measure import clock
-from perf.measure.clock import check_clock, get_clock, record_clock
+from perf.measure.child import clock
+from perf.measure.child.clock import check_clock, get_clock, record_clock
 
 
 def test_clocks_of_the_option():

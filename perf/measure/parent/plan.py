@@ -1,14 +1,15 @@
 """The plan of a run: its checked options and its sides, before anything runs.
 
-:func:`prepare_run` checks runner options (:func:`check_options`: parsed
-from a command line, or given as keywords; with the budget of the
-interpreter that runs the workers: another one is probed once, as its
-workers will start) and describes the sides of the run
-(:class:`perf.measure.sides.Side`): one, or two with ``--compare-to``.
+:func:`prepare_run` checks runner options
+(:func:`perf.measure.options.check_options`: parsed from a command line,
+or given as keywords; with the budget of the interpreter that runs the
+workers: another one is probed once here, as its workers will start) and
+describes the sides of the run
+(:class:`perf.measure.parent.sides.Side`): one, or two with ``--compare-to``.
 :func:`plan_run` describes the sides of options already checked
 (:meth:`perf.measure.options.RunOptions.create`).
-A worker process plans too (it checks its options), and imports nothing
-more: :mod:`perf.measure.session` runs a plan.
+A worker measuring plans nothing (it only checks its options), and never
+imports this module: :mod:`perf.measure.parent.session` runs a plan.
 
 Must not: print, exit, or start a worker.
 """
@@ -25,14 +26,15 @@ from perf.measure.options import (
     GivenBudget,
     RunMode,
     RunOptions,
-    check_machine_args,
-    check_runner_args,
+    check_options,
+    command_program,
+    parsed_namespace,
     side_options,
 )
-from perf.measure.sides import Side, SideKind, absolute_executable, command_program, side_labels
+from perf.measure.parent.sides import Side, SideKind, absolute_executable, side_labels
 
 if TYPE_CHECKING:
-    from perf.measure.probe import PythonProbe
+    from perf.measure.parent.probe import PythonProbe
 
 #: the probe of :func:`prepare_run`: (python, worker environment) -> what it said
 Probe = Callable[[str, Mapping[str, str]], "PythonProbe"]
@@ -58,37 +60,6 @@ class RunPlan(NamedTuple):
         return reference, changed
 
 
-def check_options(
-    args: argparse.Namespace | Mapping[str, Any],
-    mode: RunMode,
-    defaults: GivenBudget,
-    *,
-    jit: bool,
-    hook_names: Sequence[str] | None = None,
-    probe: Probe | None = None,
-) -> tuple[RunOptions, dict[str, PythonProbe]]:
-    """Check the runner options *args* before any run: the parsed namespace
-    (completed in place), or the options given as keywords
-    (:func:`perf.measure.arguments.given_options`).  Returns them checked
-    and frozen, and what each interpreter other than this one said when
-    probed.
-
-    *defaults*: a bench script's ``Runner(...)`` budget; *jit*: whether
-    this interpreter has a JIT.  Another interpreter (``--python``,
-    ``--compare-to``) runs once first, through *probe* (default:
-    :func:`perf.measure.probe.probe_python`), as its workers will start:
-    one that cannot import perf is a UsageError now, and a JIT gets fewer,
-    longer processes.  Raises :class:`~perf.errors.UsageError`."""
-    if not isinstance(args, argparse.Namespace):
-        args = argparse.Namespace(**args)
-    given = GivenBudget(args.processes, args.values, args.warmups)
-    probes = {} if args.worker else _probe_interpreters(args, mode, probe)
-    worker_jit = jit if args.worker else _has_jit(args.python, probes, jit)
-    check_runner_args(args, *defaults.budget_for(worker_jit), mode, hook_names)
-    check_machine_args(args)
-    return RunOptions.from_namespace(args)._replace(given_budget=given), probes
-
-
 def prepare_run(
     args: argparse.Namespace | Mapping[str, Any],
     mode: RunMode,
@@ -106,7 +77,7 @@ def prepare_run(
     ``python -m perf command`` is ``args.program``.  Raises
     :class:`~perf.errors.UsageError`."""
     if not isinstance(args, argparse.Namespace):
-        args = argparse.Namespace(**args)
+        args = parsed_namespace(args)
     options, probes = check_options(args, mode, defaults, jit=jit, hook_names=hook_names, probe=probe)
     if not options.worker and script[:1] in (("-c",), ("",), ("-",)):
         raise UsageError("workers re-run the bench script: save it to a file instead of using python -c or stdin")
@@ -200,9 +171,12 @@ def _has_jit(python: str | None, probes: Mapping[str, PythonProbe], jit: bool) -
     return probe is not None and probe.implementation in JIT_IMPLEMENTATIONS
 
 
-def _probe_interpreters(args: argparse.Namespace, mode: RunMode, probe: Probe | None) -> dict[str, PythonProbe]:
-    """--python and --compare-to: their absolute paths (set in *args*), and
-    what each interpreter other than this one says when probed."""
+def probe_interpreters(
+    args: argparse.Namespace, mode: RunMode, probe: Probe | None, jit: bool
+) -> tuple[dict[str, PythonProbe], bool]:
+    """--python and --compare-to: their absolute paths (set in *args*), what
+    each interpreter other than this one says when probed, and whether the
+    workers of --python run on a JIT (*jit*: this interpreter's)."""
     pythons = []
     for option in ("python",) if mode == "command" else ("python", "compare_to"):
         value = getattr(args, option)
@@ -211,7 +185,8 @@ def _probe_interpreters(args: argparse.Namespace, mode: RunMode, probe: Probe | 
         python = absolute_executable(value, option)
         setattr(args, option, python)
         pythons.append(python)
-    return _probe_pythons(args, pythons, probe)
+    probes = _probe_pythons(args, pythons, probe)
+    return probes, _has_jit(args.python, probes, jit)
 
 
 def _probe_pythons(
@@ -220,8 +195,8 @@ def _probe_pythons(
     """What each interpreter of *pythons* (``--python``, ``--compare-to``)
     other than this one says when probed, in the environment of its
     workers."""
-    from perf.measure import probe as probe_module
     from perf.measure.environment import runner_environment
+    from perf.measure.parent import probe as probe_module
 
     probes: dict[str, PythonProbe] = {}
     for python in pythons:

@@ -1,11 +1,11 @@
-"""perf.measure.interference: CPU share and switches per value, the speed probe."""
+"""perf.measure.child.interference: CPU share and switches per value, the speed probe."""
 
 from __future__ import annotations
 
 import pytest
 from helpers import FakeClock
 
-from perf.measure.interference import PROBE_BYTES, PROBE_KIND, SpeedProbe, ValueMonitor, Witness
+from perf.measure.child.interference import PROBE_BYTES, PROBE_KIND, SpeedProbe, ValueMonitor, Witness
 
 
 class Machine:

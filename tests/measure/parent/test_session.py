@@ -11,8 +11,8 @@ from helpers import runner_namespace
 
 from perf.errors import CpuBusyError
 from perf.measure.options import GivenBudget
-from perf.measure.plan import prepare_run
-from perf.measure.session import Session, SessionEvents
+from perf.measure.parent.plan import prepare_run
+from perf.measure.parent.session import Session, SessionEvents
 
 
 def plan_of(argv):

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from perf.measure.options import RunOptions
-from perf.measure.saving import Measured, ResultWriter, mark_incomplete
+from perf.measure.parent.saving import Measured, ResultWriter, mark_incomplete
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import INCOMPLETE_KEY
 from perf.model.run import Run
