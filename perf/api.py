@@ -31,6 +31,7 @@ from perf.measure.parent.session import SessionEvents
 
 if TYPE_CHECKING:
     from perf.analysis.finished import FinishedComparison
+    from perf.measure.parent.saving import PlannedRun
     from perf.model.benchmark import Benchmark
     from perf.model.suite import BenchmarkSuite
 
@@ -96,6 +97,19 @@ class Timeit:
                 raise UsageError(f"{what} must be an integer >= 1, got {value!r}")
         TimeitCode(_statements(self.stmt), _statements(self.setup), _statements(self.teardown), self.duplicate)
 
+    def planned(self, clock: str) -> PlannedRun:
+        """What its workers will record (checked against an ``append``
+        file before they start), as ``python -m perf timeit`` plans it."""
+        from perf.measure.child.clock import get_clock
+        from perf.measure.child.tasks import TimeitCode
+        from perf.measure.parent.saving import planned_run
+
+        code = TimeitCode(_statements(self.stmt), _statements(self.setup), _statements(self.teardown), self.duplicate)
+        inner_loops = self.inner_loops
+        if self.duplicate and self.duplicate > 1:
+            inner_loops = (inner_loops or 1) * self.duplicate  # each loop runs the statement *duplicate* times
+        return planned_run(code.task(self.name, inner_loops, None, get_clock(clock)), {})
+
 
 @dataclass(frozen=True)
 class Function:
@@ -137,6 +151,14 @@ class Command:
         if not self.name:
             raise UsageError("a benchmark name must be a non-empty string")
         check_program(self.program)
+
+    def planned(self, clock: str) -> PlannedRun:
+        """What its workers will record (checked against an ``append``
+        file before they start), as ``python -m perf command`` plans it."""
+        from perf.measure.child.tasks import CommandTimer, check_program
+        from perf.measure.parent.saving import planned_run
+
+        return planned_run(CommandTimer(check_program(self.program), given=self.program).task(self.name), {})
 
 
 #: what :func:`run` measures
@@ -227,7 +249,6 @@ def _measure(
     """Check everything, plan the run, then run its one benchmark: the
     results of each side."""
     from perf.measure.parent.plan import plan_run
-    from perf.measure.parent.saving import PlannedRun
     from perf.measure.parent.session import Session
 
     if isinstance(task, Function):
@@ -245,6 +266,7 @@ def _measure(
         arguments = task.worker_arguments()
     session = Session(plan, extend_command=lambda command: command.extend(arguments), events=events, environ=environ)
     try:
-        return session.run_declared(0, task.name, lambda name: PlannedRun(name, {}, None), listed=False, shuffle=False)
+        planned = task.planned(options.clock)
+        return session.run_declared(0, task.name, lambda name: planned, listed=False, shuffle=False)
     finally:
         session.unlock()
