@@ -217,3 +217,14 @@ def run_doctests(text: str, name: str) -> None:
     results = runner.summarize(verbose=False)
     assert results.attempted > 0, f"no example found in {name}"
     assert results.failed == 0, f"{results.failed} of {results.attempted} examples of {name} failed (see stdout)"
+
+
+def render_page(files, *args, **kwargs):
+    """The HTML report of *files* with what is said of the files computed
+    first, as ``python -m perf report`` does."""
+    from perf.analysis.summaries import summarize_files
+    from perf.render.html.page import render_report
+    from perf.render.plots.distribution import panel_names
+
+    summaries = summarize_files([suite for _title, suite in files], panel_names(files))
+    return render_report(files, *args, summaries=summaries, **kwargs)

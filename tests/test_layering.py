@@ -46,21 +46,6 @@ LAZY_EXCEPTIONS = {
 }
 
 
-#: render modules that still import analysis functions: the comparison
-#: (issue 24) is being finished on another branch.  TEMPORARY: empty once
-#: it is merged.
-COMPARISON_MODULES_IN_PROGRESS: set[str] = set()
-
-#: (render module, analysis function) imported inside a function for the
-#: callers in COMPARISON_MODULES_IN_PROGRESS and cli.display.print_comparison
-#: that do not pass the figures yet.  TEMPORARY: empty once they do.
-ADAPTERS_IN_PROGRESS = {
-    ("render.benchmark", "perf.analysis.intervals.benchmark_log_interval"),
-    ("render.html.sections", "perf.analysis.summaries.file_findings"),
-    ("render.plots.distribution", "perf.analysis.summaries.distribution_panels"),
-}
-
-
 def perf_imports(tree: ast.Module, top_level_only: bool) -> list[str]:
     nodes = tree.body if top_level_only else list(ast.walk(tree))
     names = []
@@ -159,18 +144,8 @@ def render_modules():
     ("module", "tree"), render_modules(), ids=lambda value: value if isinstance(value, str) else ""
 )
 def test_render_imports_only_analysis_types(module, tree):
-    if module in COMPARISON_MODULES_IN_PROGRESS:
-        pytest.skip("the comparison of issue 24 is finished on another branch")
-    wrong = [name for name in analysis_non_types(tree) if (module, name) not in ADAPTERS_IN_PROGRESS]
+    wrong = analysis_non_types(tree)
     assert wrong == [], f"perf.{module} imports {wrong} from perf.analysis: the command computes, render lays out"
-
-
-def test_the_temporary_allowances_are_still_needed():
-    """Each entry of ADAPTERS_IN_PROGRESS is still imported (delete it with
-    the adapter), and each module in progress exists."""
-    found = {(module, name) for module, tree in render_modules() for name in analysis_non_types(tree)}
-    assert found >= ADAPTERS_IN_PROGRESS, sorted(ADAPTERS_IN_PROGRESS - found)
-    assert {module for module, _tree in render_modules()} >= COMPARISON_MODULES_IN_PROGRESS
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,9 @@ which only lays it out.
   stability checks of each benchmark of a file (the HTML report), a
   :class:`BenchmarkFindings` per name;
 * :func:`distribution_panels`: the samples, bins and densities of the
-  distribution figure, a :class:`DistributionPanel` per benchmark name.
+  distribution figure, a :class:`DistributionPanel` per benchmark name;
+* :func:`summarize_files`: both, for the files of the HTML report, a
+  :class:`FileSummaries`.
 
 The mean, standard deviation, median and percentiles of all values are the
 model's (:class:`~perf.Benchmark` caches them); they are not repeated here.
@@ -20,7 +22,7 @@ Must not: format text, read files, or print.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 
 from perf.analysis import statistics
 from perf.analysis.checks import Check, check_benchmark
@@ -38,11 +40,13 @@ __all__ = [
     "BenchmarkFindings",
     "BenchmarkStats",
     "DistributionPanel",
+    "FileSummaries",
     "Fences",
     "benchmark_stats",
     "distribution_panel",
     "distribution_panels",
     "file_findings",
+    "summarize_files",
     "tukey_outliers",
 ]
 
@@ -163,3 +167,18 @@ def distribution_panels(suites: Sequence[BenchmarkSuite], names: Sequence[str]) 
     """The :class:`DistributionPanel` of each benchmark of *names*."""
     tables = [{benchmark.get_name(): benchmark for benchmark in suite} for suite in suites]
     return {name: distribution_panel([table.get(name) for table in tables]) for name in names}
+
+
+class FileSummaries(NamedTuple):
+    """What the HTML report says of its files themselves."""
+
+    #: for each file, the :class:`BenchmarkFindings` of each benchmark by name
+    findings: Sequence[Mapping[str, BenchmarkFindings]]
+    #: the panels of the distribution figure, by benchmark name
+    panels: Mapping[str, DistributionPanel]
+
+
+def summarize_files(suites: Sequence[BenchmarkSuite], panel_names: Sequence[str]) -> FileSummaries:
+    """The findings of every file, and the distribution panels of the
+    benchmarks *panel_names*."""
+    return FileSummaries([file_findings(suite) for suite in suites], distribution_panels(suites, panel_names))

@@ -177,12 +177,13 @@ def print_comparison(name: str | None, labels: Sequence[str], benchmarks: Sequen
     (perf.analysis.finished.finish_comparison); sides it cannot compare (no
     values, other units or clocks) get a line that says why."""
     from perf.analysis.finished import finish_comparison
+    from perf.analysis.intervals import benchmark_log_interval
     from perf.render.benchmark import format_result
     from perf.render.compare import format_mean_line, format_verdict
 
     prefix = f"{name}: " if name else ""
     for label, benchmark in zip(labels, benchmarks):
-        print(f"{label}: {prefix}{format_result(benchmark, interval=True)}")
+        print(f"{label}: {prefix}{format_result(benchmark, interval=benchmark_log_interval(benchmark))}")
     print()
     finished = finish_comparison([[benchmark] for benchmark in benchmarks])
     for skipped in finished.incompatible:

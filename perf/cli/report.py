@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from perf.analysis import compare
 from perf.analysis.finished import finish_comparison
+from perf.analysis.summaries import summarize_files
 from perf.cli.common import (
     add_benchmark_argument,
     add_correction_argument,
@@ -50,6 +51,7 @@ from perf.render.compare_notes import (
 from perf.render.html.comparison import Summary
 from perf.render.html.history import HistoryFigureSource, history_section, insert_section, matplotlib_history_svg
 from perf.render.html.page import FigureSource, matplotlib_svg, render_report
+from perf.render.plots.distribution import panel_names
 from perf.storage import files
 
 if TYPE_CHECKING:
@@ -180,7 +182,9 @@ def make_report(args: argparse.Namespace, figures: FigureSource, history: Histor
     titles = filename_titles([str(suite.filename) for suite in suites])
     selected = [_selected(suite, args.benchmarks) for suite in suites]
     summary = _summary(suites, selected, titles, args) if len(suites) > 1 else None
-    page = render_report(list(zip(titles, selected)), summary, figures, robust=args.robust)
+    files = list(zip(titles, selected))
+    summaries = summarize_files(selected, panel_names(files))
+    page = render_report(files, summary, figures, robust=args.robust, summaries=summaries)
     if history is not None:
         page = insert_section(page, _history(args.history, history, selected))
     return page

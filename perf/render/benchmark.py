@@ -8,7 +8,7 @@ Must not: compute statistics beyond calling the model, read files, print.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 from perf.model.benchmark import Benchmark
 from perf.render.units import format_number
@@ -45,29 +45,17 @@ def format_interval(benchmark: Benchmark, interval: Interval) -> str:
     return f"{interval.confidence:.0%} CI: {low} .. {high}, {interval.n} processes"
 
 
-def _log_interval(benchmark: Benchmark) -> Interval | None:
-    """TEMPORARY, for ``format_result(benchmark, interval=True)`` in
-    perf.cli.display.print_comparison, which the comparison branch of issue
-    24 rewrites: then the caller passes the interval and this goes away."""
-    from perf.analysis.intervals import benchmark_log_interval
-
-    return benchmark_log_interval(benchmark)
-
-
-def format_result(benchmark: Benchmark, interval: Union[Interval, bool, None] = None) -> str:
+def format_result(benchmark: Benchmark, interval: Interval | None = None) -> str:
     """``'Mean +- std dev: 22.5 ms +- 0.2 ms'`` (pyperf's grep-able line),
     followed, with an *interval* (the benchmark's
     :func:`~perf.analysis.intervals.benchmark_log_interval`), by the 95 %
     confidence interval of the process means (log scale, see
     :func:`format_interval`).  The centre stays pyperf's: mean and standard
-    deviation of all values.  (``True`` is a temporary form: see
-    :func:`_log_interval`.)"""
+    deviation of all values."""
     values = benchmark.get_values()
     if len(values) < 2:
         return format_result_value(benchmark)
     text = f"Mean +- std dev: {format_result_value(benchmark)}"
-    if interval is True:
-        interval = _log_interval(benchmark)
-    if interval is not None and not isinstance(interval, bool):
+    if interval is not None:
         text += f" ({format_interval(benchmark, interval)})"
     return text

@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from golden import DATA
+from helpers import render_page
 
 from perf.analysis.benchmarks import compare_benchmarks
 from perf.analysis.finished import finish
@@ -167,7 +168,7 @@ def summary_of(loaded, margin=0.01, robust=False, notes=(), warnings=()):
 def two_files():
     loaded = load_compare("ref", "changed")
     warnings = ["WARNING: ref and changed come from different hosts: bench1 vs bench2"]
-    page = report.render_report(loaded, summary_of(loaded, warnings=warnings), Recorder())
+    page = render_page(loaded, summary_of(loaded, warnings=warnings), Recorder())
     return loaded, page
 
 
@@ -186,7 +187,7 @@ def test_two_files_page_is_well_formed_and_self_contained(two_files):
 
 
 def test_one_file_page_is_well_formed_and_self_contained():
-    page = report.render_report(load_compare("ref"), figures=fake_svg)
+    page = render_page(load_compare("ref"), figures=fake_svg)
     tree = check_well_formed(page)
     check_self_contained(page)
     assert [section.get("id") for section in tree.iter("section")] == ["results", "figures", "stability", "metadata"]
@@ -222,7 +223,7 @@ def test_every_text_is_escaped():
     )
     other = Run([1.05, 1.0, 1.1], metadata={"name": name, "hostname": "<b>host</b>"}, collect_metadata=False)
     suite = BenchmarkSuite([Benchmark([run, other])], filename="<weird>&.json")
-    page = report.render_report([("<title>", suite)], figures=fake_svg)
+    page = render_page([("<title>", suite)], figures=fake_svg)
     tree = check_well_formed(page)
     check_self_contained(page)
     assert "<script" not in page and "<b>" not in page and "<title>&" not in page
@@ -240,7 +241,7 @@ def test_pipe_in_a_name_stays_in_its_cell():
         return BenchmarkSuite([Benchmark(runs)], filename=f"{name}.json")
 
     loaded = [("a|ref", suite("a|b", [1.0, 1.1])), ("new|", suite("a|b", [1.2, 1.3]))]
-    tree = check_well_formed(report.render_report(loaded, summary_of(loaded), figures=fake_svg))
+    tree = check_well_formed(render_page(loaded, summary_of(loaded), figures=fake_svg))
     (row,) = table_rows(tree, "summary")
     assert row[0] == "a|b" and len(row) == 5
     assert table_rows(tree, "files")[1][0] == "new|"
@@ -289,7 +290,7 @@ def test_geometric_mean_and_notes(two_files):
 def test_three_files_have_a_row_per_changed_file():
     loaded = load_compare("ref", "same_host", "changed")
     recorder = Recorder()
-    page = report.render_report(loaded, summary_of(loaded), recorder)
+    page = render_page(loaded, summary_of(loaded), recorder)
     tree = check_well_formed(page)
     headers = [text_of(cell) for cell in tree.find(".//table[@class='summary']/thead/tr")]
     assert headers == ["Benchmark", "ref (reference)", "File", "Mean +- std dev", "Change [95% CI]", "Verdict"]
@@ -304,7 +305,7 @@ def test_three_files_have_a_row_per_changed_file():
 
 def test_robust_is_named_in_the_notes():
     loaded = load_compare("ref", "same_host")
-    page = report.render_report(loaded, summary_of(loaded, robust=True), fake_svg, robust=True)
+    page = render_page(loaded, summary_of(loaded, robust=True), fake_svg, robust=True)
     assert "Mann-Whitney test on the process means, Hodges-Lehmann ratio (--robust)." in page
 
 
@@ -313,7 +314,7 @@ def test_robust_is_named_in_the_notes():
 
 def test_one_file_results_table():
     loaded = load_compare("ref")
-    tree = check_well_formed(report.render_report(loaded, figures=fake_svg))
+    tree = check_well_formed(render_page(loaded, figures=fake_svg))
     rows = table_rows(tree, "results")
     suite = loaded[0][1]
     assert [row[0] for row in rows] == suite.get_benchmark_names()
@@ -325,7 +326,7 @@ def test_one_file_results_table():
 
 def test_calibration_only_file_has_no_interval():
     suite = files.load(str(DATA / "calibration_only.json"))
-    tree = check_well_formed(report.render_report([("calibration_only", suite)], figures=fake_svg))
+    tree = check_well_formed(render_page([("calibration_only", suite)], figures=fake_svg))
     (row,) = table_rows(tree, "results")
     assert row[2:] == ["\u2014", "0", "0"]
     assert row[1].startswith("Calibration: ")
@@ -337,12 +338,12 @@ def test_calibration_only_file_has_no_interval():
 def test_figures_asked_for(two_files):
     recorder = Recorder()
     loaded = load_compare("ref", "changed")
-    report.render_report(loaded, summary_of(loaded, margin=0.05), recorder, robust=True)
+    render_page(loaded, summary_of(loaded, margin=0.05), recorder, robust=True)
     assert [request.kind for request in recorder.requests] == ["compare", "distribution", "timeline"]
     assert all(request.files == loaded for request in recorder.requests)
     assert (recorder.requests[0].margin, recorder.requests[0].robust) == (0.05, True)
     single = Recorder()
-    report.render_report(loaded[:1], figures=single)
+    render_page(loaded[:1], figures=single)
     assert [request.kind for request in single.requests] == ["distribution", "timeline"]
 
 
@@ -374,7 +375,7 @@ def test_stability_warnings(two_files):
 
 def test_stable_benchmarks_say_so():
     runs = [Run([1.0 + i * 1e-4, 1.0], metadata={"name": "flat"}, collect_metadata=False) for i in range(5)]
-    page = report.render_report([("flat", BenchmarkSuite([Benchmark(runs)]))], figures=fake_svg)
+    page = render_page([("flat", BenchmarkSuite([Benchmark(runs)]))], figures=fake_svg)
     tree = check_well_formed(page)
     assert text_of(tree.find(".//section[@id='stability']/p")) == "No stability warning: every benchmark seems stable."
 
@@ -421,13 +422,13 @@ def test_metadata_missing_in_a_file_is_a_difference():
     for benchmark in suite:
         benchmark.update_metadata({"python_implementation": "cpython"})
     loaded[1] = ("same_host", suite)
-    tree = check_well_formed(report.render_report(loaded, summary_of(loaded), fake_svg))
+    tree = check_well_formed(render_page(loaded, summary_of(loaded), fake_svg))
     assert ["python_implementation", "\u2014", "cpython"] in table_rows(tree, "metadata-differences")
 
 
 def test_no_file_is_an_error():
     with pytest.raises(ValueError, match="at least one file"):
-        report.render_report([], figures=fake_svg)
+        render_page([], figures=fake_svg)
 
 
 # --- the real figures ----------------------------------------------------------------
@@ -439,7 +440,7 @@ def test_real_figures_are_embedded():
     try:
         canvas.require_matplotlib()
         loaded = load_compare("ref", "changed")
-        page = report.render_report(loaded, summary_of(loaded), report.matplotlib_svg)
+        page = render_page(loaded, summary_of(loaded), report.matplotlib_svg)
     except NotImplementedError:
         pytest.skip("perf.render.plots is not implemented yet")
     except MissingDependencyError:
@@ -452,4 +453,4 @@ def test_real_figures_are_embedded():
         assert "<svg" in svg and "</svg>" in svg
         ET.fromstring(svg.encode("utf-8"))  # a whole SVG document
     # drawn reproducibly: the same page twice
-    assert report.render_report(loaded, summary_of(loaded), report.matplotlib_svg) == page
+    assert render_page(loaded, summary_of(loaded), report.matplotlib_svg) == page

@@ -10,10 +10,10 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from helpers import render_page
 
 from perf.history.timelines import Change, CommitPoint, Timeline
 from perf.render.html import history
-from perf.render.html.page import render_report
 
 FIGURE = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>history &amp; figure</text></svg>'
 
@@ -102,7 +102,7 @@ def test_the_section_goes_at_the_end_of_the_main_element():
     from perf.model.suite import BenchmarkSuite
 
     bench = Benchmark([Run([1.0, 1.1], metadata={"name": "b", "loops": 1}, collect_metadata=False)])
-    page = render_report([("f", BenchmarkSuite([bench]))], figures=lambda request: FIGURE)
+    page = render_page([("f", BenchmarkSuite([bench]))], figures=lambda request: FIGURE)
     page = history.insert_section(page, history.history_section("store", TIMELINES, FIGURE))
     tree = parse(page.split("\n", 1)[1])
     main = tree.find(".//main")

@@ -189,8 +189,8 @@ def test_same_input_same_bytes(kind, fmt):
         ref, changed = load("compare/ref.json"), load("compare/changed.json")
         if kind == "compare":
             return compare_figure(ref, [changed], 0.01)
-        module = {"distribution": distribution, "timeline": timeline}[kind]
-        return getattr(module, f"{kind}_figure")([ref, changed], ["unequal_counts"])
+        figure = {"distribution": distribution_figure, "timeline": timeline.timeline_figure}[kind]
+        return figure([ref, changed], ["unequal_counts"])
 
     assert canvas.figure_bytes(draw(), fmt) == canvas.figure_bytes(draw(), fmt)
 

@@ -17,10 +17,11 @@ model, :mod:`perf.analysis` and the caller's comparisons).
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import Callable, Mapping, NamedTuple
 
 from perf.analysis.compare import Verdict
 from perf.analysis.finished import FinishedComparison
+from perf.analysis.summaries import DistributionPanel, FileSummaries
 from perf.render.html.comparison import Summary, comparison_section
 from perf.render.html.markup import element, escape, svg_data_uri
 from perf.render.html.sections import Files, header_table, metadata_section, results_section, stability_section
@@ -93,6 +94,8 @@ class FigureRequest(NamedTuple):
     correct: bool = True
     #: the comparison that a COMPARISON draws (the caller's, as the table's)
     comparison: FinishedComparison | None = None
+    #: the panels of a DISTRIBUTION, by benchmark name (the caller's)
+    panels: Mapping[str, DistributionPanel] | None = None
 
 
 #: returns the SVG text of a figure
@@ -108,7 +111,9 @@ def matplotlib_svg(request: FigureRequest) -> str:
 
     pyplot = canvas.require_matplotlib()
     if request.kind == DISTRIBUTION:
-        figure = distribution_figure(request.files)
+        if request.panels is None:
+            raise ValueError("a distribution figure needs the panels of its benchmarks")
+        figure = distribution_figure(request.files, None, request.panels)
     elif request.kind == TIMELINE:
         figure = timeline_figure(request.files)
     elif request.kind == COMPARISON:
@@ -132,7 +137,9 @@ _CAPTIONS = {
 }
 
 
-def _figures(files: Files, figures: FigureSource, summary: Summary | None, robust: bool) -> str:
+def _figures(
+    files: Files, figures: FigureSource, summary: Summary | None, robust: bool, panels: Mapping[str, DistributionPanel]
+) -> str:
     margin = summary.margin if summary is not None else Verdict.DEFAULT_MARGIN
     correct = summary.correct if summary is not None else True
     comparison = summary.comparison if summary is not None else None
@@ -143,7 +150,7 @@ def _figures(files: Files, figures: FigureSource, summary: Summary | None, robus
     kinds.extend([DISTRIBUTION, TIMELINE])
     parts = [element("h2", "Figures")]
     for kind in kinds:
-        svg = figures(FigureRequest(kind, files, margin, robust, correct, comparison))
+        svg = figures(FigureRequest(kind, files, margin, robust, correct, comparison, panels))
         ratios = "ratios as recorded (--no-correction)" if not correct else "ratios as the comparison table gives them"
         caption = _CAPTIONS[kind].format(reference=files[0][0], margin=margin * 100, ratios=ratios)
         if kind == COMPARISON and mean_on_top:
@@ -158,13 +165,17 @@ def render_report(
     summary: Summary | None = None,
     figures: FigureSource = matplotlib_svg,
     robust: bool = False,
+    *,
+    summaries: FileSummaries,
 ) -> str:
     """The HTML page of *files* (see the module documentation).
 
     *summary* is the comparison of the files to the first one (two files
     or more: without it, no comparison table or figure); *figures* draws
     each figure.  *robust* is only named in the notes: the comparisons are
-    the caller's.
+    the caller's.  *summaries*: what is said of the files themselves
+    (:func:`perf.analysis.summaries.summarize_files`, with the panels of
+    :func:`perf.render.plots.distribution.panel_names`).
     """
     if not files:
         raise ValueError("a report needs at least one file")
@@ -177,9 +188,9 @@ def render_report(
         "<main>",
         comparison_section(files, summary, robust)
         if summary is not None and len(files) > 1
-        else results_section(files),
-        _figures(files, figures, summary, robust),
-        stability_section(files),
+        else results_section(files, summaries.findings),
+        _figures(files, figures, summary, robust, summaries.panels),
+        stability_section(files, summaries.findings),
         metadata_section(files),
         "</main>",
         element("footer", "Written by python -m perf report. Self-contained: no script, no external resource."),

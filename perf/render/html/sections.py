@@ -11,7 +11,7 @@
 
 The intervals and checks of each benchmark are the caller's
 :class:`~perf.analysis.summaries.BenchmarkFindings`, one mapping per file
-(:func:`perf.analysis.summaries.file_findings`).
+(``findings`` of :func:`perf.analysis.summaries.summarize_files`).
 
 Must not: compare files (:mod:`perf.render.html.comparison`), read files,
 print, or compute statistics or run the checks.
@@ -82,18 +82,6 @@ def header_table(files: Files) -> str:
     return table(headers, rows, class_="files")
 
 
-def _findings(files: Files, findings: Findings | None) -> Findings:
-    """*findings*, or while :mod:`perf.render.html.page` does not pass
-    them yet, computed here.  TEMPORARY: the comparison branch of issue
-    24 gives render_report() the findings that cli/report.py computes;
-    then this function and its analysis import go away."""
-    if findings is not None:
-        return findings
-    from perf.analysis.summaries import file_findings
-
-    return [file_findings(suite) for _title, suite in files]
-
-
 def _interval_text(benchmark: Benchmark, found: BenchmarkFindings) -> tuple[str, str]:
     """(interval, processes) cells of a benchmark."""
     nprocesses = str(len(benchmark.get_process_means()))
@@ -120,10 +108,10 @@ def _results_table(suite: BenchmarkSuite, findings: Mapping[str, BenchmarkFindin
     return table(headers, rows, class_="results")
 
 
-def results_section(files: Files, findings: Findings | None = None) -> str:
+def results_section(files: Files, findings: Findings) -> str:
     """The table of results of each file (a report of one file), with the
     *findings* of its benchmarks."""
-    found = _findings(files, findings)
+    found = findings
     parts = [element("h2", "Results")]
     for (title, suite), file_found in zip(files, found):
         if len(files) > 1:
@@ -153,10 +141,10 @@ def _check_items(benchmark: Benchmark, found: BenchmarkFindings) -> tuple[list[s
     return warnings, others
 
 
-def stability_section(files: Files, findings: Findings | None = None) -> str:
+def stability_section(files: Files, findings: Findings) -> str:
     """The stability warnings and other findings of each benchmark (its
     *findings*)."""
-    found = _findings(files, findings)
+    found = findings
     parts = [element("h2", "Stability")]
     unstable = 0
     for (title, suite), file_found in zip(files, found):

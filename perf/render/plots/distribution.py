@@ -142,29 +142,14 @@ def panel_names(files: Files, names: Sequence[str] | None = None) -> list[str]:
     return selected_names(files, names)[:MAX_PANELS]
 
 
-def _panels(files: Files, shown: Sequence[str]) -> Mapping[str, DistributionPanel]:
-    """TEMPORARY: the panels computed here while
-    :func:`perf.render.html.page.matplotlib_svg` does not pass them; the
-    comparison branch of issue 24 rewrites that module, then this function
-    and its analysis import go away."""
-    from perf.analysis.summaries import distribution_panels
-
-    return distribution_panels([suite for _title, suite in files], shown)
-
-
 @quiet
-def distribution_figure(
-    files: Files, names: Sequence[str] | None = None, panels: Mapping[str, DistributionPanel] | None = None
-) -> Any:
+def distribution_figure(files: Files, names: Sequence[str] | None, panels: Mapping[str, DistributionPanel]) -> Any:
     """Histogram and density of the values and of the process means of the
     benchmarks *names* (default: every benchmark found in any file).
     *panels* holds the :class:`~perf.analysis.summaries.DistributionPanel`
-    of each name of :func:`panel_names` (computed here while the temporary
-    form without them lasts)."""
+    of each name of :func:`panel_names`."""
     selected = selected_names(files, names)
     shown = selected[:MAX_PANELS]
-    if panels is None:
-        panels = _panels(files, shown)
     columns = 1 if len(shown) <= 1 else 2
     rows = max(1, math.ceil(len(shown) / columns))
     figure = new_figure(6.4 * columns, 3.4 * rows + 1.2)
