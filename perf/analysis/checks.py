@@ -136,11 +136,7 @@ class Check(NamedTuple):
         """The :class:`Level` of the code: :data:`ADVICE_CODES` are advice,
         :data:`INFO_CODES` information, any other code (an unknown one too)
         a warning."""
-        if self.code in ADVICE_CODES:
-            return Level.ADVICE
-        if self.code in INFO_CODES:
-            return Level.INFORMATION
-        return Level.WARNING
+        return _LEVELS.get(self.code, Level.WARNING)
 
 
 #: every code, in the order check_benchmark() reports them
@@ -167,6 +163,8 @@ PYPERF_CODES = frozenset({"stdev", "sample_size", "min", "max", "short_raw", "to
 ADVICE_CODES = frozenset({"too_many_runs"})
 #: information only
 INFO_CODES = frozenset({"steady_state_mix", "loop_overhead", "precision"})
+#: the level of every code that is not a warning (one lookup per check)
+_LEVELS = {**dict.fromkeys(ADVICE_CODES, Level.ADVICE), **dict.fromkeys(INFO_CODES, Level.INFORMATION)}
 
 #: pyperf's thresholds
 STDEV_PERCENT = 10.0
