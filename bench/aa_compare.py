@@ -60,8 +60,9 @@ sys.path.insert(0, ROOT)
 
 import perf.analysis  # noqa: E402
 from perf.analysis import compare  # noqa: E402
-from perf.analysis.distributions import normal_cdf, student_t_ppf  # noqa: E402
+from perf.analysis.distributions import normal_cdf  # noqa: E402
 from perf.analysis.statistics import mean, stdev, variance, variance_components  # noqa: E402
+from perf.analysis.student_t_quantile import student_t_ppf  # noqa: E402
 from perf.storage.files import load_benchmark  # noqa: E402
 
 STATEMENT = "sorted(range(1000))"

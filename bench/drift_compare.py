@@ -86,8 +86,8 @@ from aa_compare import ROOT, pyperf_test, rate, run_env  # noqa: E402
 
 from perf.analysis import compare  # noqa: E402
 from perf.analysis.benchmarks import compare_benchmarks, paired_process_means  # noqa: E402
-from perf.analysis.distributions import student_t_ppf  # noqa: E402
 from perf.analysis.statistics import mean, median, stdev  # noqa: E402
+from perf.analysis.student_t_quantile import student_t_ppf  # noqa: E402
 from perf.measure.parent.stopping import StoppingRule  # noqa: E402
 from perf.storage.files import load_benchmark  # noqa: E402
 
