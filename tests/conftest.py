@@ -35,3 +35,13 @@ def private_lock_folder(tmp_path_factory):
         del os.environ["PERF_LOCK_DIR"]
     else:
         os.environ["PERF_LOCK_DIR"] = previous
+
+
+@pytest.fixture
+def no_jit_budget(monkeypatch):
+    """The runner's budget of an interpreter without a JIT (24 processes of
+    2 values), whatever interpreter runs the tests: on PyPy, options are
+    completed with the JIT's 6 processes of 10 values."""
+    from perf.collect import python
+
+    monkeypatch.setattr(python, "python_has_jit", lambda: False)

@@ -4,6 +4,7 @@ doc/api.rst's examples."""
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 
 import pytest
@@ -83,6 +84,8 @@ def test_options_are_built_by_create():
     ],
 )
 def test_what_a_command_cannot_measure_is_refused(keywords, message):
+    if keywords.get("tracemalloc") and importlib.util.find_spec("_tracemalloc") is None:
+        pytest.skip("no tracemalloc on this Python (PyPy)")
     options = api.RunOptions.create(**keywords)
     with pytest.raises(UsageError, match=message):
         api.run(api.Command(["true"]), options)

@@ -10,6 +10,9 @@ from perf.cli.main import main
 from perf.history import record as record_module
 from perf.history.store import HistoryStore
 
+# their budgets and progress lines are a CPython's, whatever runs the tests
+pytestmark = pytest.mark.usefixtures("no_jit_budget")
+
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):

@@ -17,6 +17,9 @@ from perf.history.record import RecordEvents, RecordOptions, batches, parse_args
 from perf.history.store import HistoryStore
 from perf.history.worktrees import worktree_python
 
+# their budgets and progress lines are a CPython's, whatever runs the tests
+pytestmark = pytest.mark.usefixtures("no_jit_budget")
+
 
 def example_repo(path, commits=6, regression=3):
     return helpers.example_repo(path, commits, regression)

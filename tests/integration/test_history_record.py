@@ -81,7 +81,7 @@ def test_a_failing_run_names_the_revision_and_keeps_the_batches_before(tmp_path)
     ).stdout
     error = completed.stderr.lstrip(".\n")  # after the progress dots
     assert error.startswith(f"ERROR: worker 1/2 of 'checksum' ({head[:10]}) failed with exit code 2"), error
-    assert "bench.py': [Errno 2] No such file or directory" in error
+    assert "bench.py" in error and "[Errno 2] No such file or directory" in error  # PyPy does not quote the path
     with HistoryStore(str(store)) as opened:
         # the batches before it: [commit 0, 1] and [1, 2] (they share commit 1)
         commits = [recording.commit for recording in opened.recordings()]

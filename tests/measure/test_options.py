@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import sys
@@ -761,6 +762,8 @@ def test_create_errors_are_one_line_usage_errors(keywords, message):
 
 
 def test_create_with_the_mode_of_command():
+    if importlib.util.find_spec("_tracemalloc") is None:
+        pytest.skip("no tracemalloc on this Python (PyPy)")
     with pytest.raises(UsageError, match="--tracemalloc cannot be used with python -m perf command"):
         RunOptions.create(mode="command", tracemalloc=True)
     assert RunOptions.create(mode="timeit", tracemalloc=True).tracemalloc

@@ -73,6 +73,7 @@ def test_a_worker_plans_no_side_and_probes_nothing(tmp_path):
 # -- typed options: RunOptions.create and plan_run ------------------------------------
 
 
+@pytest.mark.usefixtures("no_jit_budget")
 def test_typed_options_plan_as_the_command_line():
     from perf.measure.options import RunOptions
     from perf.measure.parent.plan import plan_run
@@ -82,6 +83,7 @@ def test_typed_options_plan_as_the_command_line():
     assert plan_run(options, "script", ("bench.py",), jit=False, probe=fake_probe) == expected
 
 
+@pytest.mark.usefixtures("no_jit_budget")
 def test_typed_options_of_a_comparison_give_each_side_its_budget(tmp_path, monkeypatch):
     from perf.measure.options import RunOptions
     from perf.measure.parent import probe
@@ -97,6 +99,7 @@ def test_typed_options_of_a_comparison_give_each_side_its_budget(tmp_path, monke
     assert (changed.options.processes, changed.options.values, changed.options.warmups) == (24, 5, 1)
 
 
+@pytest.mark.usefixtures("no_jit_budget")
 def test_typed_options_of_command(tmp_path):
     from perf.measure.options import RunOptions
     from perf.measure.parent.plan import plan_run
