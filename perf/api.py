@@ -84,9 +84,14 @@ class Timeit:
             arguments += ["--duplicate", str(self.duplicate)]
         return [*arguments, "--", *_statements(self.stmt)]
 
-    def check(self) -> None:
-        """Each statement compiles (a UsageError now, not in a worker)."""
+    def planned(self, clock: str) -> PlannedRun:
+        """What its workers will record (checked against an ``append``
+        file before they start), as ``python -m perf timeit`` plans it;
+        first, each statement must compile (a UsageError now, not in a
+        worker)."""
+        from perf.measure.child.clock import get_clock
         from perf.measure.child.tasks import TimeitCode
+        from perf.measure.parent.saving import planned_run
 
         if not self.name:
             raise UsageError("a benchmark name must be a non-empty string")
@@ -95,15 +100,6 @@ class Timeit:
         for what, value in (("inner_loops", self.inner_loops), ("duplicate", self.duplicate)):
             if value is not None and (not isinstance(value, int) or value < 1):
                 raise UsageError(f"{what} must be an integer >= 1, got {value!r}")
-        TimeitCode(_statements(self.stmt), _statements(self.setup), _statements(self.teardown), self.duplicate)
-
-    def planned(self, clock: str) -> PlannedRun:
-        """What its workers will record (checked against an ``append``
-        file before they start), as ``python -m perf timeit`` plans it."""
-        from perf.measure.child.clock import get_clock
-        from perf.measure.child.tasks import TimeitCode
-        from perf.measure.parent.saving import planned_run
-
         code = TimeitCode(_statements(self.stmt), _statements(self.setup), _statements(self.teardown), self.duplicate)
         inner_loops = self.inner_loops
         if self.duplicate and self.duplicate > 1:
@@ -144,19 +140,15 @@ class Command:
     program: Sequence[str]
     name: str = "command"
 
-    def check(self) -> None:
-        """The program exists and can be run."""
-        from perf.measure.child.tasks import check_program
+    def planned(self, clock: str) -> PlannedRun:
+        """What its workers will record (checked against an ``append``
+        file before they start), as ``python -m perf command`` plans it;
+        first, the program must exist and be runnable."""
+        from perf.measure.child.tasks import CommandTimer, check_program
+        from perf.measure.parent.saving import planned_run
 
         if not self.name:
             raise UsageError("a benchmark name must be a non-empty string")
-        check_program(self.program)
-
-    def planned(self, clock: str) -> PlannedRun:
-        """What its workers will record (checked against an ``append``
-        file before they start), as ``python -m perf command`` plans it."""
-        from perf.measure.child.tasks import CommandTimer, check_program
-        from perf.measure.parent.saving import planned_run
 
         return planned_run(CommandTimer(check_program(self.program), given=self.program).task(self.name), {})
 
@@ -255,7 +247,7 @@ def _measure(
         task = task.timeit()
     if not isinstance(task, (Timeit, Command)):
         raise UsageError(f"run() measures a Timeit, a Function or a Command, got {type(task).__name__}")
-    task.check()
+    planned = task.planned(options.clock)  # checks the task, before an interpreter is probed
     if isinstance(task, Command):
         check_mode(options, "command")
         plan = plan_run(options, "command", ("-m", "perf", "command"), program=task.program)
@@ -266,7 +258,6 @@ def _measure(
         arguments = task.worker_arguments()
     session = Session(plan, extend_command=lambda command: command.extend(arguments), events=events, environ=environ)
     try:
-        planned = task.planned(options.clock)
         return session.run_declared(0, task.name, lambda name: planned, listed=False, shuffle=False)
     finally:
         session.unlock()
