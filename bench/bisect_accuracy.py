@@ -47,38 +47,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from busy_compare import load_main
 from example_repo import build_example_repo
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-SPIN = "import time, sys\nend = time.monotonic() + float(sys.argv[1])\nwhile time.monotonic() < end: pass\n"
-STREAM = (
-    "import time, sys\nend = time.monotonic() + float(sys.argv[1])\n"
-    "a = bytearray(64 << 20); b = bytearray(64 << 20)\n"
-    "while time.monotonic() < end: b[:] = a; a[:] = b\n"
-)
 #: seconds of an idle or busy phase of the load
 PHASE = (1.0, 6.0)
 #: targets of issue 22
 TARGET_RIGHT, TARGET_MEDIAN = 0.9, 600.0
-
-
-def load_main(kind: str, seed: int, log_path: str) -> None:
-    """The load: idle, then busy, each 1-6 s, until killed; every busy
-    phase is logged (start, kind, seconds)."""
-    rng = random.Random(seed)
-    cpus = os.cpu_count() or 2
-    with open(log_path, "a") as log:
-        while True:
-            time.sleep(rng.uniform(*PHASE))
-            phase = rng.choice(["cpu", "memory"]) if kind == "mixed" else kind
-            busy = rng.uniform(*PHASE)
-            log.write(json.dumps({"start": time.time(), "kind": phase, "seconds": busy}) + "\n")
-            log.flush()
-            code, count = (SPIN, cpus) if phase == "cpu" else (STREAM, 1)
-            children = [subprocess.Popen([sys.executable, "-c", code, str(busy)]) for _ in range(count)]
-            for child in children:
-                child.wait()
 
 
 def start_load(kind: str, seed: int, log_path: str) -> subprocess.Popen[bytes] | None:
@@ -199,7 +176,7 @@ def print_totals(results: list[dict[str, object]]) -> None:
 
 def main() -> None:
     if sys.argv[1:2] == ["load"]:
-        load_main(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        load_main(sys.argv[2], int(sys.argv[3]), sys.argv[4], PHASE)  # busy_compare's load, 1-6 s phases
         return
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--trials", type=int, default=10)
