@@ -24,6 +24,7 @@ ALLOWED = {
     "api": {"measure", "analysis", "model", "errors"},
     "cli": {"measure", "system", "collect", "storage", "analysis", "render", "model", "errors", "platform", "history"},
     "history": {"measure", "collect", "storage", "analysis", "model", "errors"},
+    "pytest_plugin": {"api", "measure", "collect", "storage", "analysis", "render", "model", "errors", "platform"},
     "measure": {"collect", "platform", "storage", "model", "errors", "analysis"},
     "system": {"platform", "errors"},
     "collect": {"platform"},

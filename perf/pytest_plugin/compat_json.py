@@ -1,0 +1,497 @@
+"""pytest-benchmark's JSON document, its storage folder and its compare-fail checks.
+
+perf's pytest plugin writes the files pytest-benchmark (5.2) writes, so a
+project keeps its ``.benchmarks`` folder, its ``--benchmark-compare`` runs
+and its CI scripts that read ``--benchmark-json`` output:
+
+* the document: :func:`machine_info`, :func:`commit_info` (git only; a
+  Mercurial checkout is "unversioned"), :func:`document` and :func:`dumps`;
+* the storage folder (``file://`` only): :func:`parse_storage`,
+  :func:`machine_id`, :func:`check_save_name`, :func:`autosave_name`,
+  :func:`next_save_path`, :func:`save`, :func:`find_compare_files` and
+  :func:`load_saved`;
+* ``--benchmark-compare-fail``: :func:`parse_fail_expression` and
+  :class:`FailCheck`.
+
+Bad user input raises :class:`~perf.errors.UsageError` with the meaning of
+pytest-benchmark's message (its exact words where compatible tests match
+them).  Must not: print, know pytest, or compute statistics (the figures
+are :mod:`perf.analysis.round_stats`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import re
+import struct
+import subprocess
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from perf.errors import ResultFileError, UsageError
+from perf.platform.sysfs import SysFS
+from perf.storage.files import write_atomic
+
+#: --benchmark-storage's default.
+DEFAULT_STORAGE = "file://./.benchmarks"
+
+#: How long one git command may take before commit_info gives up on it.
+GIT_TIMEOUT = 10.0
+
+#: The characters a --benchmark-save name must not contain, in the order
+#: pytest-benchmark lists the ones it found.
+_ILLEGAL_SAVE_CHARACTERS = "\\/:*?<>|"
+
+#: Saved files: a 4-digit counter, an underscore, the name.
+_SAVED_GLOB = "[0-9][0-9][0-9][0-9]_*.json"
+
+#: platform.machine() -> (py-cpuinfo's "arch", its "bits"), for the usual machines.
+_ARCHES = {
+    "x86_64": ("X86_64", 64),
+    "amd64": ("X86_64", 64),
+    "x64": ("X86_64", 64),
+    "i386": ("X86_32", 32),
+    "i486": ("X86_32", 32),
+    "i586": ("X86_32", 32),
+    "i686": ("X86_32", 32),
+    "x86": ("X86_32", 32),
+    "aarch64": ("ARM_8", 64),
+    "arm64": ("ARM_8", 64),
+    "armv7l": ("ARM_7", 32),
+    "armv7": ("ARM_7", 32),
+    "ppc64": ("PPC_64", 64),
+    "ppc64le": ("PPC_64", 64),
+    "s390x": ("S390X", 64),
+    "riscv64": ("RISCV_64", 64),
+}
+
+
+# --- the document --------------------------------------------------------------
+
+
+def _bits() -> str:
+    # platform.architecture() would run the "file" command on the
+    # interpreter to answer this; the size of a pointer is its answer too
+    return f"{struct.calcsize('P') * 8}bit"
+
+
+def _implementation_version() -> str:
+    """The implementation's own version: PyPy's (7.3.17, 7.3.18-beta0), or
+    the Python version for every other implementation."""
+    pypy = getattr(sys, "pypy_version_info", None)
+    if platform.python_implementation() != "PyPy" or pypy is None:
+        return platform.python_version()
+    version = f"{pypy.major}.{pypy.minor}.{pypy.micro}"
+    if pypy.releaselevel != "final":
+        version += f"-{pypy.releaselevel}{pypy.serial}"
+    return version
+
+
+def _cpuinfo_fields(sysfs: SysFS) -> dict[str, str]:
+    """The first CPU's ``vendor_id`` and ``model name`` from /proc/cpuinfo."""
+    fields: dict[str, str] = {}
+    for line in sysfs.read_lines("/proc/cpuinfo"):
+        if not line.strip():
+            if fields:
+                break  # the end of the first CPU's block
+            continue
+        key, _, value = line.partition(":")
+        key, value = key.strip(), value.strip()
+        if key in ("vendor_id", "model name") and value and key not in fields:
+            fields[key] = value
+    return fields
+
+
+def _cpu(sysfs: SysFS) -> dict[str, Any]:
+    """The ``cpu`` object: py-cpuinfo's keys that perf knows without it."""
+    cpu: dict[str, Any] = {}
+    machine = platform.machine()
+    arch = _ARCHES.get(machine.lower())
+    if arch:
+        cpu["arch"], cpu["bits"] = arch
+    cpu["count"] = os.cpu_count()
+    if machine:
+        cpu["arch_string_raw"] = machine
+    fields = _cpuinfo_fields(sysfs)
+    if "vendor_id" in fields:
+        cpu["vendor_id_raw"] = fields["vendor_id"]
+    brand = fields.get("model name") or (platform.processor() if not fields else "")
+    if brand:
+        cpu["brand_raw"] = brand
+    return cpu
+
+
+def machine_info(sysfs: SysFS | None = None) -> dict[str, Any]:
+    """The ``machine_info`` object of a document: the platform, the
+    interpreter and the CPU.  *sysfs* is where /proc/cpuinfo is read (tests
+    give a fake tree)."""
+    return {
+        "node": platform.node(),
+        "processor": platform.processor(),
+        "machine": platform.machine(),
+        "python_compiler": platform.python_compiler(),
+        "python_implementation": platform.python_implementation(),
+        "python_implementation_version": _implementation_version(),
+        "python_version": platform.python_version(),
+        "python_build": list(platform.python_build()),
+        "release": platform.release(),
+        "system": platform.system(),
+        "cpu": _cpu(sysfs or SysFS()),
+    }
+
+
+def _git(cwd: str, *arguments: str) -> str:
+    """The stripped output of one git command run in *cwd*; raises
+    CalledProcessError, TimeoutExpired or OSError."""
+    completed = subprocess.run(
+        ["git", *arguments],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=GIT_TIMEOUT,
+        check=True,
+    )
+    return completed.stdout.strip()
+
+
+def _in_git_checkout(cwd: str) -> bool:
+    folder = Path(cwd).resolve()
+    return any((parent / ".git").exists() for parent in (folder, *folder.parents))
+
+
+def _project_name(cwd: str, in_git: bool) -> str:
+    """The last part of the origin remote's URL without ``.git``, else the
+    name of *cwd*."""
+    if in_git:
+        try:
+            url = _git(cwd, "config", "--local", "remote.origin.url")
+        except (subprocess.SubprocessError, OSError):
+            url = ""
+        parts = [part for part in re.split(r"[/:\\\s]+", url) if part]
+        if parts:
+            name = parts[-1][: -len(".git")] if parts[-1].endswith(".git") else parts[-1]
+            if name:
+                return name
+    return Path(cwd).resolve().name
+
+
+def _error_text(error: Exception) -> str:
+    if isinstance(error, subprocess.CalledProcessError):
+        return f"CalledProcessError({error.returncode}, {error.output!r})"
+    return repr(error)
+
+
+def commit_info(cwd: str) -> dict[str, Any]:
+    """The ``commit_info`` object for the checkout around *cwd*.
+
+    ``id`` is the full hash of HEAD (``git describe --dirty --always
+    --long --abbrev=40``), ``"unversioned"`` outside a git checkout, and
+    ``"unknown"`` when a git command fails (no commit yet, no git, a
+    timeout), with ``error`` saying why.  ``dirty`` is true when tracked
+    files have uncommitted changes; ``branch`` is ``"(detached head)"``
+    or ``"(unknown)"`` when there is none.  Never raises.
+    """
+    in_git = _in_git_checkout(cwd)
+    project = _project_name(cwd, in_git)
+    dirty = False
+    branch = "(unknown)"
+    if not in_git:
+        return {
+            "id": "unversioned",
+            "time": None,
+            "author_time": None,
+            "dirty": dirty,
+            "project": project,
+            "branch": branch,
+        }
+    try:
+        parts = _git(cwd, "describe", "--dirty", "--always", "--long", "--abbrev=40").split("-")
+        if parts[-1] == "dirty":
+            dirty = True
+            parts.pop()
+        # "<tag>-<count>-g<hash>" after a tag, the bare hash otherwise
+        commit = parts[-1].removeprefix("g")
+        commit_time = _git(cwd, "show", "-s", "--pretty=format:%cI")
+        author_time = _git(cwd, "show", "-s", "--pretty=format:%aI")
+        branch = _git(cwd, "rev-parse", "--abbrev-ref", "HEAD")
+        if branch == "HEAD":
+            branch = "(detached head)"
+    except (subprocess.SubprocessError, OSError) as error:
+        return {
+            "id": "unknown",
+            "time": None,
+            "author_time": None,
+            "dirty": dirty,
+            "error": _error_text(error),
+            "project": project,
+            "branch": branch,
+        }
+    return {
+        "id": commit,
+        "time": commit_time,
+        "author_time": author_time,
+        "dirty": dirty,
+        "project": project,
+        "branch": branch,
+    }
+
+
+def _utc(moment: datetime | None) -> datetime:
+    """*moment* in UTC (a naive one is taken as UTC); now when None."""
+    if moment is None:
+        return datetime.now(timezone.utc)
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def document(
+    machine_info: dict[str, Any],
+    commit_info: dict[str, Any],
+    benchmarks: list[dict[str, Any]],
+    version: str,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    """The top-level object of a JSON report or saved file, keys in
+    pytest-benchmark's order; ``datetime`` is *now* (default: the current
+    time) in UTC, ISO 8601 with the offset."""
+    return {
+        "machine_info": machine_info,
+        "commit_info": commit_info,
+        "benchmarks": benchmarks,
+        "datetime": _utc(now).isoformat(),
+        "version": version,
+    }
+
+
+def _unserializable(value: object) -> str:
+    return f"UNSERIALIZABLE[{value!r}]"
+
+
+def dumps(document: dict[str, Any]) -> str:
+    """*document* as pytest-benchmark writes it: indented by 4, ASCII only;
+    a value JSON cannot represent (a user's ``extra_info`` object) becomes
+    the text ``UNSERIALIZABLE[<repr>]`` instead of failing the run."""
+    return json.dumps(document, indent=4, ensure_ascii=True, default=_unserializable)
+
+
+# --- the storage folder ------------------------------------------------------------
+
+
+def parse_storage(value: str, cwd: str | None = None) -> Path:
+    """The folder of a ``--benchmark-storage`` value: ``file://PATH`` or
+    a bare path, relative to *cwd* (default: the current directory)."""
+    if "://" not in value:
+        value = "file://" + value
+    if value.startswith("elasticsearch+"):
+        raise UsageError(f"perf: only file storage is supported (got {value!r})")
+    if not value.startswith("file://"):
+        raise UsageError(
+            "Storage must be in form of file://path or elasticsearch+http[s]://host1,host2/index/doctype"
+            f" (got {value!r})"
+        )
+    return Path(cwd if cwd is not None else os.getcwd(), value[len("file://") :])
+
+
+def machine_id() -> str:
+    """The folder of this interpreter's saved runs: system, implementation,
+    major.minor version and pointer size (``Linux-CPython-3.11-64bit``)."""
+    version = ".".join(platform.python_version_tuple()[:2])
+    return f"{platform.system()}-{platform.python_implementation()}-{version}-{_bits()}"
+
+
+def check_save_name(name: str) -> str:
+    """*name* when it can be a ``--benchmark-save`` name: not empty, and no
+    character a file name cannot hold on some system."""
+    if not name:
+        raise UsageError("Can't be empty.")
+    illegal = "".join(character for character in _ILLEGAL_SAVE_CHARACTERS if character in name)
+    if illegal:
+        raise UsageError(f"Must not contain any of these characters: /:*?<>|\\ (it has {illegal!r})")
+    return name
+
+
+def autosave_name(commit_info: dict[str, Any], now: datetime) -> str:
+    """``--benchmark-autosave``'s name: the commit id, *now* in UTC
+    (``20150815_215724``), and ``_uncommitted-changes`` when dirty."""
+    name = f"{commit_info['id']}_{_utc(now):%Y%m%d_%H%M%S}"
+    if commit_info.get("dirty"):
+        name += "_uncommitted-changes"
+    return name
+
+
+def _saved_files(folder: Path, pattern: str = _SAVED_GLOB) -> list[Path]:
+    try:
+        return [path for path in folder.glob(pattern) if path.is_file()]
+    except OSError:
+        return []
+
+
+def next_save_path(storage: Path, name: str) -> Path:
+    """Where ``--benchmark-save=NAME`` goes: ``STORAGE/<machine_id>/NNNN_NAME.json``,
+    ``NNNN`` one more than the highest counter there (or, when that folder
+    holds no saved run, in *storage* itself, where files of old versions
+    lie), from ``0001``.  Creates nothing."""
+    folder = storage / machine_id()
+    saved = _saved_files(folder) or _saved_files(storage)
+    highest = max((int(path.name[:4]) for path in saved), default=0)
+    return folder / f"{highest + 1:04d}_{name}.json"
+
+
+def save(path: Path, text: str) -> None:
+    """Write *text* to *path*, creating its folders; atomic, and refuses
+    an existing file (:class:`~perf.errors.ResultFileError`)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ResultFileError(str(path.parent), f"cannot create the folder: {error.strerror or error}") from None
+    write_atomic(path, text.encode("utf-8"))
+
+
+def _sorted_saved(paths: list[Path]) -> list[Path]:
+    # by file name first, so the counter orders runs across the folders
+    return sorted(set(paths), key=lambda path: (path.name, path.parent))
+
+
+def find_compare_files(storage: Path, value: str | None, cwd: str | None = None) -> list[Path]:
+    """The saved files ``--benchmark-compare[=VALUE]`` compares against,
+    sorted by file name.
+
+    * No value: the last saved run, from ``STORAGE/<machine_id>/`` and
+      *storage* itself.
+    * A path to an existing file (relative to *cwd*): that file.
+    * ``PLATFORM-GLOB/NAME-GLOB``: the matching files in the matching
+      machine folders, and the files of *storage* that match NAME-GLOB.
+    * Otherwise a prefix: every file of ``STORAGE/<machine_id>/`` and of
+      *storage* whose name starts with it (``0001`` matches
+      ``0001_*.json``; ``1`` matches nothing).
+
+    An empty value compares nothing (pytest-benchmark ignores
+    ``--benchmark-compare=``).  Returns ``[]`` when nothing matches.
+    """
+    if value is None:
+        return _sorted_saved(_saved_files(storage / machine_id()) + _saved_files(storage))[-1:]
+    if not value:
+        return []
+    candidate = Path(cwd if cwd is not None else os.getcwd(), value)
+    try:
+        if candidate.is_file():
+            return [candidate]
+    except OSError:
+        pass  # a name too long for a path is a glob that matches nothing
+    parts = Path(value).parts
+    if len(parts) > 2 or Path(value).is_absolute():
+        raise UsageError(
+            f"{value!r} isn't an existing file or acceptable glob."
+            " Expected 'platform-glob/filename-glob' or 'filename-glob'."
+        )
+    if len(parts) == 2:
+        platform_glob, name_glob = parts
+    else:
+        platform_glob, name_glob = machine_id(), parts[0]
+    name_glob = name_glob.rstrip("*") + "*.json"
+    try:
+        folders = [folder for folder in storage.glob(platform_glob) if folder.is_dir()]
+    except (OSError, ValueError):
+        folders = []
+    found = [path for folder in folders for path in _saved_files(folder, name_glob)]
+    return _sorted_saved(found + _saved_files(storage, name_glob))
+
+
+def _shape_error(path: Path, reason: str) -> UsageError:
+    return UsageError(f"{path}: not a pytest-benchmark file ({reason})")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def load_saved(path: Path) -> dict[str, Any]:
+    """The document of a saved run or JSON report.  Files written before
+    pytest-benchmark 3.1 have no ``ops``: it is added as ``1 / mean`` (0.0
+    for a mean of 0, as for a run of zero total time)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise _shape_error(path, f"not UTF-8 text: {error.reason}") from None
+    except OSError as error:
+        raise UsageError(f"{path}: cannot be read ({error.strerror or error})") from None
+    try:
+        loaded = json.loads(text)
+    except ValueError as error:
+        raise _shape_error(path, f"not JSON: {error}") from None
+    if not isinstance(loaded, dict):
+        raise _shape_error(path, "not a JSON object")
+    benchmarks = loaded.get("benchmarks")
+    if not isinstance(benchmarks, list):
+        raise _shape_error(path, "no 'benchmarks' list")
+    for index, benchmark in enumerate(benchmarks):
+        if not isinstance(benchmark, dict) or not isinstance(benchmark.get("fullname"), str):
+            raise _shape_error(path, f"benchmark {index} has no 'fullname'")
+        stats = benchmark.get("stats")
+        if not isinstance(stats, dict) or not _is_number(stats.get("mean")):
+            raise _shape_error(path, f"benchmark {benchmark['fullname']!r} has no 'stats' with a 'mean'")
+        if "ops" not in stats:
+            stats["ops"] = 1.0 / stats["mean"] if stats["mean"] else 0.0
+    return loaded
+
+
+# --- --benchmark-compare-fail ------------------------------------------------------
+
+_FAIL_EXPRESSION = re.compile(
+    r"(?P<field>min|max|mean|median|stddev|iqr):"
+    r"(?:(?P<percentage>[0-9]+)%|(?P<seconds>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))"
+)
+
+
+@dataclass(frozen=True)
+class FailCheck:
+    """One ``--benchmark-compare-fail`` expression: *field* may not grow
+    by more than *threshold*, a whole percentage of the previous value
+    (*percentage*) or a number of seconds."""
+
+    field: str
+    threshold: float
+    percentage: bool
+
+    @property
+    def kind(self) -> str:
+        """pytest-benchmark's name of the check, which its message shows."""
+        return "PercentageRegressionCheck" if self.percentage else "DifferenceRegressionCheck"
+
+    def growth(self, current: float, previous: float) -> float:
+        """How much *current* exceeds *previous*: in percent (infinite over
+        a previous value of 0), or in seconds."""
+        if not self.percentage:
+            return current - previous
+        if not previous:
+            return math.inf
+        return current / previous * 100 - 100
+
+    def failure(self, current: float, previous: float) -> str | None:
+        """The failure message when the growth is strictly above the
+        threshold, else None."""
+        growth = self.growth(current, previous)
+        if growth > self.threshold:
+            return f"Field {self.field!r} has failed {self.kind}: {growth:.9f} > {self.threshold:.9f}"
+        return None
+
+
+def parse_fail_expression(text: str) -> FailCheck:
+    """A ``--benchmark-compare-fail`` expression: ``FIELD:N%`` (a whole
+    percentage) or ``FIELD:SECONDS`` (``0.001``, ``1e-6``), FIELD one of
+    min, max, mean, median, stddev, iqr."""
+    match = _FAIL_EXPRESSION.fullmatch(text)
+    if not match:
+        raise UsageError(f"Could not parse value: {text!r}.")
+    if match["percentage"] is not None:
+        return FailCheck(match["field"], int(match["percentage"]), percentage=True)
+    return FailCheck(match["field"], float(match["seconds"]), percentage=False)
