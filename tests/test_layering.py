@@ -44,6 +44,7 @@ LAZY_EXCEPTIONS = {
     ("model.run", "collect.collect_metadata"),
     ("collect", "__version__"),  # for the perf_version metadata
     ("collect.python", "render.units.format_timedelta"),  # timer resolution text
+    ("pytest_plugin.session", "__version__"),  # the version field of pytest-benchmark's JSON
 }
 
 

@@ -1,0 +1,206 @@
+"""The options of perf's pytest plugin: pytest-benchmark's, then perf's own.
+
+pytest-benchmark's options are all accepted, with their names and value
+syntax, so that a suite's ``addopts`` and CI command lines keep working.
+Those that change what is measured or saved have perf's meaning (see
+doc/pytest.rst); the ones about its table layout, histograms and cProfile
+are accepted and listed as ignored in the report header.
+
+The budgets (``--perf-budget``) are perf's model for a pytest session:
+worker processes, values per process and the shortest value.
+
+Must not: print, exit, run anything.
+"""
+
+from __future__ import annotations
+
+import decimal
+import importlib
+from typing import Any, Callable, NamedTuple
+
+from perf.errors import UsageError
+
+
+class PytestBudget(NamedTuple):
+    """How much one benchmark test costs: worker processes, values and
+    warmups in each, and the shortest value (seconds)."""
+
+    processes: int
+    values: int
+    warmups: int
+    min_time: float
+
+
+#: --perf-budget: the worker processes are fresh pytest runs of every
+#: benchmark test, so a process costs one pytest start-up for the whole
+#: suite; bench/results/pytest_suite-*.txt has the cost of each budget
+BUDGETS = {
+    "fast": PytestBudget(processes=3, values=3, warmups=1, min_time=0.01),
+    "default": PytestBudget(processes=6, values=3, warmups=1, min_time=0.02),
+    "rigorous": PytestBudget(processes=12, values=4, warmups=1, min_time=0.05),
+}
+#: a JIT needs longer warmups in each process
+JIT_WARMUPS = 10
+
+#: the keyword arguments of @pytest.mark.benchmark (pytest-benchmark's ten)
+MARK_KEYWORDS = (
+    "group",
+    "min_time",
+    "max_time",
+    "min_rounds",
+    "timer",
+    "disable_gc",
+    "warmup",
+    "warmup_iterations",
+    "calibration_precision",
+    "cprofile",
+)
+
+#: pytest-benchmark options that perf accepts and ignores (layout of its
+#: table, histograms, cProfile, elasticsearch credentials)
+IGNORED_OPTIONS = (
+    "benchmark_sort",
+    "benchmark_group_by",
+    "benchmark_columns",
+    "benchmark_name",
+    "benchmark_histogram",
+    "benchmark_cprofile",
+    "benchmark_cprofile_loops",
+    "benchmark_cprofile_top",
+    "benchmark_cprofile_dump",
+    "benchmark_netrc",
+    "benchmark_calibration_precision",
+)
+
+
+def parse_seconds(text: str) -> float:
+    """``--benchmark-min-time`` and ``--benchmark-max-time``: a decimal
+    number of seconds, >= 0."""
+    try:
+        value = decimal.Decimal(str(text))
+    except decimal.InvalidOperation:
+        raise ValueError(f"Invalid decimal value {text!r}") from None
+    if not value.is_finite() or value < 0:
+        raise ValueError(f"Invalid decimal value {text!r}: must be a number of seconds >= 0")
+    return float(value)
+
+
+def parse_positive_int(text: str) -> int:
+    """A whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"Invalid integer {text!r}") from None
+    if value < 1:
+        raise ValueError(f"{text!r} must be at least 1")
+    return value
+
+
+def parse_timer(text: str) -> Callable[[], float]:
+    """``--benchmark-timer``: a dotted ``module.function`` name, imported."""
+    if "." not in text:
+        raise ValueError(f"Value for --benchmark-timer must be in dotted form, e.g. 'module.attr', got {text!r}")
+    module_name, _, attribute = text.rpartition(".")
+    if module_name == "pep418":  # pytest-benchmark's old alias of time
+        module_name = "time"
+    try:
+        timer = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"cannot import {text!r}: {exc}") from None
+    if not callable(timer):
+        raise ValueError(f"{text!r} is not callable")
+    return timer  # type: ignore[no-any-return]
+
+
+def parse_warmup(text: str) -> bool | None:
+    """``--benchmark-warmup[=KIND]``: None for auto."""
+    value = text.lower()
+    if value == "auto":
+        return None
+    if value in ("on", "true", "yes", "1"):
+        return True
+    if value in ("off", "false", "no", "0"):
+        return False
+    raise ValueError(f"Invalid warmup value {text!r}: auto, on or off")
+
+
+def parse_budget(text: str) -> PytestBudget:
+    """``--perf-budget``: fast, default or rigorous."""
+    try:
+        return BUDGETS[text]
+    except KeyError:
+        raise ValueError(f"{text!r}: the budget is fast, default or rigorous") from None
+
+
+def parse_percent(text: str) -> float:
+    """``--perf-fail-on-slowdown``: a percentage (``5`` or ``5%``) >= 0."""
+    stripped = text[:-1] if text.endswith("%") else text
+    try:
+        value = float(stripped)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a percentage") from None
+    if not 0 <= value < 1000:
+        raise ValueError(f"{text!r}: the percentage must be between 0 and 1000")
+    return value
+
+
+class Settings(NamedTuple):
+    """The measuring options of one benchmark test: the session's, with
+    the closest ``@pytest.mark.benchmark`` keywords over them."""
+
+    group: str | None
+    min_time: float
+    max_time: float
+    min_rounds: int
+    timer: Callable[[], float]
+    disable_gc: bool
+    warmup: bool | None
+    warmup_iterations: int
+
+    def with_mark(self, kwargs: dict[str, Any]) -> Settings:
+        """These settings with a mark's keywords over them; the keywords
+        pytest-benchmark has and perf has no use for are accepted."""
+        unknown = [name for name in kwargs if name not in MARK_KEYWORDS]
+        if unknown:
+            raise ValueError(f"benchmark mark can't have {unknown[0]!r} keyword argument.")
+        known = {name: value for name, value in kwargs.items() if name in self._fields}
+        if "timer" in known and not callable(known["timer"]):
+            raise ValueError(f"benchmark mark: timer must be a callable, got {known['timer']!r}")
+        return self._replace(**known)
+
+    def as_pytest_benchmark(self) -> dict[str, Any]:
+        """The ``options`` object of pytest-benchmark's JSON entries."""
+        warmup: bool | int = self.warmup_iterations if self.warmup else False
+        return {
+            "disable_gc": self.disable_gc,
+            "timer": getattr(self.timer, "__name__", repr(self.timer)),
+            "min_rounds": self.min_rounds,
+            "max_time": self.max_time,
+            "min_time": self.min_time,
+            "warmup": warmup,
+        }
+
+
+def check_mark(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """pytest-benchmark's checks of ``@pytest.mark.benchmark``: no
+    positional arguments, only its ten keywords (ValueError)."""
+    if args:
+        raise ValueError("benchmark mark can't have positional arguments.")
+    for name in kwargs:
+        if name not in MARK_KEYWORDS:
+            raise ValueError(f"benchmark mark can't have {name!r} keyword argument.")
+
+
+def usage_error(option: str, error: ValueError) -> UsageError:
+    """One line naming the option."""
+    return UsageError(f"{option}: {error}")
+
+
+def _default_timer() -> Callable[[], float]:
+    import time
+
+    return time.perf_counter
+
+
+#: --benchmark-timer's default
+DEFAULT_TIMER = _default_timer()

@@ -1,0 +1,386 @@
+"""perf's pytest plugin: the hooks, the options and the ``benchmark`` fixture.
+
+Registered by :mod:`perf.pytest_plugin` (the ``pytest11`` entry point
+``perf``) when pytest-benchmark is not active.  The hooks are thin: the
+work is in :class:`perf.pytest_plugin.session.PerfSession` (options, worker
+processes, files, comparisons) and :mod:`perf.pytest_plugin.fixture`.
+
+In pytest's process the worker processes run once, before the first test,
+for every collected test that uses the fixture; ``--perf-worker SPEC``
+makes this process one of those workers instead.
+
+Must not: print (lines go to pytest's terminal reporter), call sys.exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any, Callable, Generator
+
+import pytest
+
+from perf.errors import PerfError
+from perf.pytest_plugin import options as opts
+from perf.pytest_plugin.fixture import BenchmarkFixture
+from perf.pytest_plugin.measure import call_once, measure_function
+from perf.pytest_plugin.report import progress_line, results_table
+from perf.pytest_plugin.session import PerfSession
+
+SESSION = pytest.StashKey[PerfSession]()
+FIXTURE = pytest.StashKey[BenchmarkFixture]()
+
+
+class PerfBenchmarkWarning(pytest.PytestWarning):
+    """A warning of perf's benchmark fixture."""
+
+
+def _parsed(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An argparse type: the parser's ValueError becomes argparse's error."""
+
+    def convert(text: str) -> Any:
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = parse.__name__
+    return convert
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("benchmark", "benchmark (perf: pytest-benchmark's options)")
+    add = group.addoption
+    add(
+        "--benchmark-min-time",
+        type=_parsed(opts.parse_seconds),
+        default=0.000005,
+        metavar="SECONDS",
+        help="shortest value (seconds); perf's budget usually asks for more. Default: 0.000005",
+    )
+    add(
+        "--benchmark-max-time",
+        type=_parsed(opts.parse_seconds),
+        default=1.0,
+        metavar="SECONDS",
+        help="most seconds of values per test, over all its worker processes. Default: 1.0",
+    )
+    add(
+        "--benchmark-min-rounds",
+        type=_parsed(opts.parse_positive_int),
+        default=5,
+        metavar="NUM",
+        help="fewest values per test, over all its worker processes. Default: 5",
+    )
+    add(
+        "--benchmark-timer",
+        type=_parsed(opts.parse_timer),
+        default=opts.DEFAULT_TIMER,
+        metavar="FUNC",
+        help="timer as module.function. Default: time.perf_counter",
+    )
+    add("--benchmark-calibration-precision", type=int, default=None, metavar="NUM", help="accepted, ignored")
+    add(
+        "--benchmark-warmup",
+        type=_parsed(opts.parse_warmup),
+        default=None,
+        nargs="?",
+        const=True,
+        metavar="KIND",
+        help="accepted: perf always warms up (more on a JIT)",
+    )
+    add("--benchmark-warmup-iterations", type=int, default=100000, metavar="NUM", help="accepted, ignored")
+    add("--benchmark-disable-gc", action="store_true", default=False, help="disable the GC while timing")
+    add("--benchmark-skip", action="store_true", default=False, help="skip the tests that use the benchmark fixture")
+    add(
+        "--benchmark-disable",
+        action="store_true",
+        default=False,
+        help="run each benchmark function once, unmeasured (for a quick test run)",
+    )
+    add("--benchmark-enable", action="store_true", default=False, help="cancel --benchmark-disable")
+    add("--benchmark-only", action="store_true", default=False, help="skip the tests that do not benchmark")
+    add("--benchmark-save", metavar="NAME", default=None, help="save pytest-benchmark's JSON in the storage")
+    add(
+        "--benchmark-autosave",
+        action="store_true",
+        default=False,
+        help="save with a name made of the commit and the time",
+    )
+    add("--benchmark-save-data", action="store_true", default=False, help="saved files keep every value")
+    add("--benchmark-json", metavar="PATH", default=None, help="write pytest-benchmark's JSON document to PATH")
+    add(
+        "--benchmark-compare",
+        metavar="NUM|_ID",
+        nargs="?",
+        default=None,
+        const="",
+        help="compare with the last saved run, or with the saved runs whose name starts with NUM|_ID",
+    )
+    add(
+        "--benchmark-compare-fail",
+        metavar="EXPR",
+        nargs="+",
+        default=None,
+        help="fail when a field got worse than EXPR against the compared run: min:5%% or mean:0.001 (seconds)",
+    )
+    add(
+        "--benchmark-storage",
+        metavar="URI",
+        default="file://./.benchmarks",
+        help="folder of saved runs. Default: file://./.benchmarks",
+    )
+    add("--benchmark-verbose", action="store_true", default=False, help="one line per worker process")
+    add("--benchmark-quiet", action="store_true", default=False, help="no results table")
+    for name in (
+        "sort",
+        "group-by",
+        "columns",
+        "name",
+        "time-unit",
+        "netrc",
+        "cprofile",
+        "cprofile-loops",
+        "cprofile-top",
+    ):
+        add(f"--benchmark-{name}", default=None, metavar="VALUE", help="accepted, ignored")
+    for name in ("histogram", "cprofile-dump"):
+        add(f"--benchmark-{name}", default=None, nargs="?", const=True, metavar="PREFIX", help="accepted, ignored")
+
+    group = parser.getgroup("perf", "perf (benchmarks measured in worker processes)")
+    group.addoption(
+        "--perf-budget",
+        default="default",
+        choices=sorted(opts.BUDGETS),
+        dest="perf_budget_name",
+        help="time against precision: fast, default or rigorous",
+    )
+    group.addoption(
+        "--perf-output",
+        metavar="FILE",
+        default=None,
+        help="write the results as a perf/pyperf JSON file (one benchmark per test)",
+    )
+    group.addoption(
+        "--perf-compare",
+        metavar="FILE",
+        default=None,
+        help="compare with an earlier --perf-output file, with compare_to's verdicts",
+    )
+    group.addoption(
+        "--perf-fail-on-slowdown",
+        metavar="PCT",
+        type=_parsed(opts.parse_percent),
+        default=None,
+        help="with --perf-compare: fail when a benchmark is slower than PCT %% with its whole interval",
+    )
+    group.addoption("--perf-worker", metavar="SPEC", default=None, help=argparse.SUPPRESS)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from perf.pytest_plugin import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def _xdist(config: pytest.Config) -> bool:
+    return getattr(config.option, "dist", "no") != "no" or "PYTEST_XDIST_WORKER" in os.environ
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "benchmark(**options): pytest-benchmark's settings of a benchmark test")
+    option = config.option
+    option.perf_budget = opts.BUDGETS[option.perf_budget_name]
+    params = config.invocation_params
+    try:
+        session = PerfSession(option, params.args, str(params.dir), _xdist(config))
+    except PerfError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.stash[SESSION] = session
+
+
+def _session(config: pytest.Config) -> PerfSession:
+    return config.stash[SESSION]
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    session = _session(config)
+    return [] if session.worker else session.header()
+
+
+def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool | None:
+    """A worker collects only the files of the tests it measures."""
+    session = config.stash.get(SESSION, None)
+    if session is None or session.worker is None or collection_path.is_dir():
+        return None
+    if collection_path.name in ("conftest.py", "__init__.py"):
+        return None
+    return True if str(collection_path) not in session.worker.spec.paths else None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    session = _session(config)
+    if session.worker is not None:
+        wanted = session.worker.wanted
+        kept = [item for item in items if item.nodeid in wanted]
+        deselected = [item for item in items if item.nodeid not in wanted]
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+        items[:] = kept
+        return
+    option = config.option
+    for item in items:
+        uses = "benchmark" in getattr(item, "fixturenames", ())
+        if option.benchmark_only and not uses:
+            item.add_marker(pytest.mark.skip(reason="Skipping non-benchmark (--benchmark-only active)."))
+        elif option.benchmark_skip and uses and not option.benchmark_only:
+            item.add_marker(pytest.mark.skip(reason="Skipping benchmark (--benchmark-skip active)."))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtestloop(session: pytest.Session) -> Generator[None, None, None]:
+    """Run the worker processes before the first test."""
+    config = session.config
+    perf_session = _session(config)
+    if perf_session.worker is None and not config.option.collectonly and session.items:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+
+        def write(line: str) -> None:
+            if reporter is not None:
+                reporter.write_line(line)
+
+        count = sum(1 for item in session.items if "benchmark" in getattr(item, "fixturenames", ()))
+        if count and not perf_session.disabled:
+            budget = perf_session.budget
+            write(f"perf: measuring {count} benchmark tests in {budget.processes} worker processes ...")
+        lock = _lock(write) if count and not perf_session.disabled else None
+        try:
+            cache = config.pluginmanager.get_plugin("cacheprovider") is not None
+            perf_session.measure(session.items, lambda progress: write(progress_line(progress, count)), cache)
+        finally:
+            if lock is not None:
+                lock.release()
+    yield
+
+
+def _lock(write: Callable[[str], None]) -> Any:
+    """Hold the CPU lock of perf runs while the workers measure (two
+    benchmark sessions at once would slow each other down)."""
+    from perf.platform.cpus import get_cpu_affinity
+    from perf.platform.lock import CpuLock
+
+    cpus = sorted(get_cpu_affinity() or range(os.cpu_count() or 1))
+    lock = CpuLock(cpus, command=("pytest",))
+
+    def waiting(holders: Any) -> None:
+        write(f"perf: waiting for another benchmark to finish ({holders[0].describe()})")
+
+    lock.acquire(wait=True, on_wait=waiting)
+    return lock
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """pytest-benchmark's checks of the mark, on every test that has it."""
+    marker = item.get_closest_marker("benchmark")
+    if marker is not None:
+        opts.check_mark(marker.args, dict(marker.kwargs))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Generator[None, Any, None]:
+    outcome = yield
+    report = outcome.get_result()
+    fixture = item.stash.get(FIXTURE, None)
+    if fixture is not None and report.when == "call" and report.skipped:
+        fixture.skipped = True
+
+
+class WorkerFixture(BenchmarkFixture):
+    """The fixture in a worker process: it measures, then ends the test."""
+
+    recorder: Any
+    budget: opts.PytestBudget
+
+    def __call__(self, function_to_benchmark: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        self._use("benchmark(...)")
+        nodeid = self.fullname
+        if nodeid not in self.recorder.wanted:
+            return call_once(function_to_benchmark, args, kwargs)
+        self.recorder.start(nodeid)
+        try:
+            measured = measure_function(
+                nodeid,
+                function_to_benchmark,
+                args,
+                kwargs,
+                settings=self.settings,
+                budget=self.budget,
+                loops=self.recorder.loops(nodeid),
+            )
+        except BaseException as exc:
+            self.recorder.failed(nodeid, exc)
+            raise
+        self.recorder.done(nodeid, measured)
+        pytest.skip("measured by a perf worker process")
+
+    def pedantic(self, target: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        self._use("benchmark.pedantic(...)")
+        self.recorder.pedantic(self.fullname)
+        pytest.skip("benchmark.pedantic runs in pytest's process")
+
+
+@pytest.fixture
+def benchmark(request: pytest.FixtureRequest) -> Generator[BenchmarkFixture, None, None]:
+    """pytest-benchmark's ``benchmark`` fixture, measured by perf."""
+    session = _session(request.config)
+    node = request.node
+    if request.config.option.benchmark_skip and not request.config.option.benchmark_only:
+        pytest.skip("Skipping benchmark (--benchmark-skip active).")
+    settings = session.settings
+    marker = node.get_closest_marker("benchmark")
+    if marker is not None:
+        settings = settings.with_mark(marker.kwargs)
+    fixture: BenchmarkFixture
+    if session.worker is not None:
+        fixture = WorkerFixture(node, settings, session, disabled=False)
+        fixture.recorder = session.worker
+        fixture.budget = session.budget
+    else:
+        fixture = BenchmarkFixture(node, settings, session, disabled=session.disabled)
+    node.stash[FIXTURE] = fixture
+    yield fixture
+    if fixture._mode is None and not fixture.skipped and session.worker is None:
+        node.warn(PerfBenchmarkWarning("Benchmark fixture was not used at all in this test!"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    perf_session = config.stash.get(SESSION, None)
+    if perf_session is None or perf_session.worker is not None or exitstatus == pytest.ExitCode.INTERRUPTED:
+        return
+    lines = perf_session.summary
+    try:
+        lines.extend(perf_session.write_files(config.hook, config))
+        lines[:0] = perf_session.compare()
+    except PerfError as exc:
+        lines.append(f"perf: ERROR: {exc}")
+        perf_session.slower = True
+    if perf_session.slower and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    perf_session = config.stash.get(SESSION, None)
+    if perf_session is None or perf_session.worker is not None:
+        return
+    lines = []
+    if not config.option.benchmark_quiet:
+        lines.extend(results_table(perf_session.results()))
+    lines.extend(perf_session.summary)
+    if not lines:
+        return
+    terminalreporter.write_sep("-", "perf: benchmarks")
+    for line in lines:
+        terminalreporter.write_line(line)

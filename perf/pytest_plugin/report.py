@@ -1,0 +1,98 @@
+"""The plugin's lines in pytest's terminal: the results table and notes.
+
+Each benchmark test gets one row: its mean, the 95 % t interval of the
+mean of its process means (perf's model: a process is one observation),
+the standard deviation of the values, the fastest value, how many
+processes and values, and the loops.  Tests measured in pytest's own
+process (``benchmark.pedantic``) say so, and have no interval.
+
+Must not: print (the plugin hands the lines to pytest's terminal), compute
+statistics beyond calling perf.analysis.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from perf.analysis.intervals import benchmark_mean_interval
+from perf.pytest_plugin.fixture import BenchmarkStats
+from perf.pytest_plugin.measure import IN_PYTEST
+from perf.pytest_plugin.workers import Progress
+
+#: (seconds at least, factor, unit) of the table's time column
+_UNITS = ((1.0, 1.0, "s"), (1e-3, 1e3, "ms"), (1e-6, 1e6, "us"), (0.0, 1e9, "ns"))
+
+
+def _unit(seconds: float) -> tuple[float, str]:
+    for threshold, factor, unit in _UNITS:
+        if seconds >= threshold:
+            return factor, unit
+    return 1e9, "ns"
+
+
+def _row(stats: BenchmarkStats, factor: float) -> list[str]:
+    fields = stats.stats.as_dict()
+    interval = benchmark_mean_interval(stats.perf)
+    if interval is None:
+        plus_minus = "-"
+    else:
+        half = (interval.high - interval.low) / 2
+        plus_minus = f"±{half * factor:,.4f} ({half / interval.estimate:.1%})" if interval.estimate else "-"
+    if stats.measured_in == IN_PYTEST:
+        where = f"in pytest, {fields['rounds']} rounds"
+    else:
+        where = f"{stats.processes} x {fields['rounds'] // max(stats.processes, 1)}"
+    return [
+        stats.name,
+        f"{fields['mean'] * factor:,.4f}",
+        plus_minus,
+        f"{fields['stddev'] * factor:,.4f}",
+        f"{fields['min'] * factor:,.4f}",
+        where,
+        str(stats.iterations),
+    ]
+
+
+def _group_key(stats: BenchmarkStats) -> str:
+    return stats.group or ""
+
+
+def results_table(finished: Sequence[BenchmarkStats]) -> list[str]:
+    """The table of every finished benchmark, a block per group."""
+    lines: list[str] = []
+    groups: dict[str, list[BenchmarkStats]] = {}
+    for stats in finished:
+        groups.setdefault(_group_key(stats), []).append(stats)
+    for group in sorted(groups):
+        members = groups[group]
+        factor, unit = _unit(min(stats.stats.as_dict()["mean"] for stats in members))
+        header = [f"Name (time in {unit})", "Mean", "95% interval", "StdDev", "Min", "Processes x values", "Loops"]
+        rows = [header] + [_row(stats, factor) for stats in members]
+        widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+        title = f" perf: {len(members)} benchmark{'s' if len(members) > 1 else ''}"
+        title += f" in group {group!r} " if group else " "
+        width = sum(widths) + 2 * (len(widths) - 1)
+        lines.append(title.center(width, "-"))
+        for index, row in enumerate(rows):
+            cells = [row[0].ljust(widths[0])] + [
+                cell.rjust(widths[column]) for column, cell in enumerate(row) if column
+            ]
+            lines.append("  ".join(cells).rstrip())
+            if index == 0:
+                lines.append("-" * width)
+        lines.append("-" * width)
+        lines.append("")
+    if lines:
+        lines.append(
+            "Mean and StdDev: of every value (seconds per call); 95% interval: of the mean of the process means "
+            "(each worker process is one observation)."
+        )
+    return lines
+
+
+def progress_line(progress: Progress, benchmarks: int) -> str:
+    """One worker process has ended."""
+    return (
+        f"perf: worker process {progress.process}/{progress.processes}: "
+        f"{progress.measured}/{benchmarks} benchmarks measured in {progress.seconds:.1f} s"
+    )

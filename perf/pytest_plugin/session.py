@@ -1,0 +1,294 @@
+"""One pytest session's benchmarks: options checked, workers run, files.
+
+:class:`PerfSession` is made in ``pytest_configure``.  It checks every
+option and loads every file it will compare with before any test runs, so a
+bad option or an unreadable file stops the session at once.  In pytest's
+process it runs the worker processes before the first test
+(:meth:`PerfSession.measure`), gives each ``benchmark`` fixture its numbers
+(the :class:`perf.pytest_plugin.fixture.Results` protocol), and at the end
+writes the files and compares (:meth:`PerfSession.finish`).  In a worker
+process it only knows what to measure.
+
+Must not: print (the plugin shows :attr:`PerfSession.summary`), exit.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from typing import Any, Callable, Sequence
+
+from perf.errors import PerfError, UsageError
+from perf.model.benchmark import Benchmark
+from perf.model.suite import BenchmarkSuite
+from perf.pytest_plugin import compat_json
+from perf.pytest_plugin.fixture import BenchmarkFixture, BenchmarkStats
+from perf.pytest_plugin.measure import IN_PYTEST, measure_function
+from perf.pytest_plugin.options import IGNORED_OPTIONS, PytestBudget, Settings
+from perf.pytest_plugin.workers import Outcomes, Progress, WorkerRecorder, WorkerSpec, pytest_command, run_workers
+from perf.storage.files import write_atomic
+
+#: the exit status of a session whose benchmarks got slower (tests passed)
+EXIT_SLOWER = 1
+
+
+def _writable_folder(option: str, path: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{option}: the folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise UsageError(f"{option}: {path} is a folder")
+
+
+class PerfSession:
+    """The benchmarks of one pytest session (see the module documentation)."""
+
+    def __init__(self, option: Any, invocation_args: Sequence[str], invocation_dir: str, xdist: bool) -> None:
+        self.option = option
+        self.invocation_args = list(invocation_args)
+        self.invocation_dir = invocation_dir
+        self.worker = WorkerRecorder(WorkerSpec.load(option.perf_worker)) if option.perf_worker else None
+        disabled = bool(option.benchmark_disable and not option.benchmark_enable)
+        #: benchmarks refused because xdist runs tests in parallel
+        self.xdist = xdist and not option.benchmark_skip and not disabled
+        if option.benchmark_only and (disabled or self.xdist):
+            raise UsageError(
+                "Can't have both --benchmark-only and --benchmark-disable options. Note that --benchmark-disable is "
+                "automatically activated if xdist is on or you're missing the statistics dependency."
+            )
+        self.disabled = disabled or self.xdist
+        self.budget: PytestBudget = option.perf_budget
+        self.settings = Settings(
+            group=None,
+            min_time=option.benchmark_min_time,
+            max_time=option.benchmark_max_time,
+            min_rounds=option.benchmark_min_rounds,
+            timer=option.benchmark_timer,
+            disable_gc=option.benchmark_disable_gc,
+            warmup=option.benchmark_warmup,
+            warmup_iterations=option.benchmark_warmup_iterations,
+        )
+        self.finished: list[BenchmarkStats] = []
+        self.outcomes: Outcomes | None = None
+        #: lines for pytest's terminal summary
+        self.summary: list[str] = []
+        #: the session's benchmarks got slower than a gate
+        self.slower = False
+        self.reference: BenchmarkSuite | None = None
+        self.compared: list[tuple[str, dict[str, Any]]] = []
+        self.fail_checks: list[Any] = []
+        if self.worker is None:
+            self._check_outputs()
+            self._load_comparisons()
+
+    # -- before any test ------------------------------------------------------
+
+    def _check_outputs(self) -> None:
+        option = self.option
+        for name, path in (("--perf-output", option.perf_output), ("--benchmark-json", option.benchmark_json)):
+            if path:
+                _writable_folder(name, path)
+        if option.benchmark_save:
+            compat_json.check_save_name(option.benchmark_save)
+        if option.perf_fail_on_slowdown is not None and not option.perf_compare:
+            raise UsageError("--perf-fail-on-slowdown needs --perf-compare FILE (the result to compare with)")
+        self.fail_checks = [compat_json.parse_fail_expression(text) for text in option.benchmark_compare_fail or ()]
+
+    def _load_comparisons(self) -> None:
+        option = self.option
+        if option.perf_compare:
+            try:
+                self.reference = BenchmarkSuite.load(option.perf_compare)
+            except (PerfError, OSError, ValueError) as exc:
+                raise UsageError(f"--perf-compare: {exc}") from None
+        if option.benchmark_compare is not None:
+            storage = compat_json.parse_storage(option.benchmark_storage)
+            value = option.benchmark_compare or None
+            for path in compat_json.find_compare_files(storage, value):
+                self.compared.append((path.stem, compat_json.load_saved(path)))
+            if not self.compared:
+                where = f" match {value!r}" if value else ""
+                self.summary.append(f"perf: can't compare: no benchmark files in {str(storage)!r}{where}")
+        if self.fail_checks and not self.compared:
+            raise UsageError("--benchmark-compare-fail requires valid --benchmark-compare.")
+
+    def header(self) -> list[str]:
+        """The lines of pytest's report header."""
+        budget = self.budget
+        lines = [
+            f"perf: {budget.processes} worker processes x {budget.values} values per benchmark "
+            f"(--perf-budget {self.option.perf_budget_name}); pedantic benchmarks run in pytest's process"
+        ]
+        if self.xdist:
+            lines.append(
+                "perf: xdist runs the tests in parallel, so benchmarks are not measured: each benchmark function "
+                "runs once (use -p no:xdist or -n 0 to measure)"
+            )
+        ignored = [name for name in IGNORED_OPTIONS if _given(self.option, name)]
+        if ignored:
+            names = ", ".join("--" + name.replace("_", "-") for name in ignored)
+            lines.append(f"perf: ignored pytest-benchmark options: {names}")
+        return lines
+
+    # -- the workers ----------------------------------------------------------
+
+    def measure(self, items: Sequence[Any], on_progress: Callable[[Progress], None], cache: bool = True) -> int:
+        """Run the worker processes for every test of *items* that uses
+        the fixture; the number of those tests."""
+        chosen = [item for item in items if "benchmark" in getattr(item, "fixturenames", ())]
+        chosen = [item for item in chosen if item.get_closest_marker("skip") is None]
+        if self.disabled or not chosen:
+            return 0
+        nodeids = [item.nodeid for item in chosen]
+        paths = sorted({str(item.path) for item in chosen})
+        command = pytest_command(self.invocation_args)
+        self.outcomes = run_workers(
+            nodeids, paths, self.budget, command=command, cwd=self.invocation_dir, on_progress=on_progress, cache=cache
+        )
+        return len(nodeids)
+
+    # -- the Results protocol of the fixture ------------------------------------
+
+    def measured(self, nodeid: str) -> Benchmark | str | None:
+        if self.outcomes is None:
+            return None
+        return self.outcomes.get(nodeid)
+
+    def measure_here(self, fixture: BenchmarkFixture, fn: Callable[..., Any], args: Any, kwargs: Any) -> Benchmark:
+        budget = self.budget
+        alone = budget._replace(processes=1, values=budget.processes * budget.values)
+        return measure_function(
+            fixture.fullname, fn, args, kwargs, settings=fixture.settings, budget=alone, loops=0, measured_in=IN_PYTEST
+        )
+
+    def add(self, stats: BenchmarkStats) -> None:
+        self.finished.append(stats)
+
+    # -- after the tests --------------------------------------------------------
+
+    def results(self) -> list[BenchmarkStats]:
+        """The benchmarks that finished without an error."""
+        return [stats for stats in self.finished if not stats.has_error]
+
+    def pytest_benchmark_document(self, hook: Any, config: Any, include_data: bool) -> dict[str, Any]:
+        """pytest-benchmark's JSON document, through its hooks."""
+        from perf import __version__
+
+        results = self.results()
+        machine_info = hook.pytest_benchmark_generate_machine_info(config=config) or compat_json.machine_info()
+        hook.pytest_benchmark_update_machine_info(config=config, machine_info=machine_info)
+        commit_info = hook.pytest_benchmark_generate_commit_info(config=config) or compat_json.commit_info(
+            self.invocation_dir
+        )
+        hook.pytest_benchmark_update_commit_info(config=config, commit_info=commit_info)
+        document = hook.pytest_benchmark_generate_json(
+            config=config,
+            benchmarks=results,
+            include_data=include_data,
+            machine_info=machine_info,
+            commit_info=commit_info,
+        )
+        if document is None:
+            entries = [stats.as_dict(include_data=include_data) for stats in results]
+            document = compat_json.document(machine_info, commit_info, entries, f"perf {__version__}")
+        hook.pytest_benchmark_update_json(config=config, benchmarks=results, output_json=document)
+        return document  # type: ignore[no-any-return]
+
+    def write_files(self, hook: Any, config: Any) -> list[str]:
+        """Write --benchmark-json, --benchmark-save/--benchmark-autosave and
+        --perf-output; the lines saying what was written."""
+        option = self.option
+        results = self.results()
+        wanted = option.benchmark_json or option.benchmark_save or option.benchmark_autosave or option.perf_output
+        if not wanted or self.disabled:
+            return []
+        if not results:
+            return ["perf: not saving anything, no benchmarks have been run"]
+        lines = []
+        if option.benchmark_json:
+            text = compat_json.dumps(self.pytest_benchmark_document(hook, config, include_data=True))
+            write_atomic(option.benchmark_json, text.encode("utf-8"), replace=True)  # as pytest-benchmark: replaced
+            lines.append(f"perf: wrote benchmark data in {option.benchmark_json}")
+        name = option.benchmark_save
+        if option.benchmark_autosave and not name:
+            info = compat_json.commit_info(self.invocation_dir)
+            name = compat_json.autosave_name(info, datetime.datetime.now(datetime.timezone.utc))
+        if name:
+            document = self.pytest_benchmark_document(hook, config, include_data=option.benchmark_save_data)
+            path = compat_json.next_save_path(compat_json.parse_storage(option.benchmark_storage), name)
+            compat_json.save(path, compat_json.dumps(document))
+            lines.append(f"perf: saved benchmark data in {path}")
+        if option.perf_output:
+            BenchmarkSuite([stats.perf for stats in results]).dump(option.perf_output, replace=True)
+            lines.append(f"perf: wrote perf's results in {option.perf_output}")
+        return lines
+
+    def compare(self) -> list[str]:
+        """--perf-compare and --benchmark-compare: the tables, and whether a
+        gate failed (:attr:`slower`)."""
+        lines: list[str] = []
+        results = self.results()
+        if self.reference is not None and results:
+            lines.extend(self._perf_compare(results))
+        if self.compared and results:
+            lines.extend(self._pytest_benchmark_compare(results))
+        return lines
+
+    def _perf_compare(self, results: list[BenchmarkStats]) -> list[str]:
+        from perf.analysis.compare import DEFAULT_MARGIN
+        from perf.analysis.finished import find_slowdowns, finish_comparison
+        from perf.render.compare_notes import comparison_error
+        from perf.render.compare_to import Layout, format_compare_to, format_slowdowns
+
+        assert self.reference is not None
+        current = BenchmarkSuite([stats.perf for stats in results], filename="this session")
+        reference = self.reference
+        comparison = finish_comparison([list(reference), list(current)], DEFAULT_MARGIN, False, True)
+        titles = [str(reference.filename), "this session"]
+        error = comparison_error(comparison.suite, titles)
+        if error is not None:
+            return [f"perf: --perf-compare: {error}"]
+        layout = Layout(titles, table=True)
+        lines = [
+            f"perf: compared with {reference.filename}",
+            *format_compare_to([reference, current], comparison, layout),
+        ]
+        percent = self.option.perf_fail_on_slowdown
+        if percent is not None:
+            found = find_slowdowns(comparison, percent)
+            if found:
+                self.slower = True
+                lines.extend(format_slowdowns(found, layout, comparison.margin, percent))
+                lines.append(f"perf: FAILED: {len(found)} slower beyond +{percent:g}% with their whole interval")
+        return lines
+
+    def _pytest_benchmark_compare(self, results: list[BenchmarkStats]) -> list[str]:
+        lines = []
+        failures = []
+        width = max(len(stats.name) for stats in results) + 30
+        lines.append(f"{'Name (mean, time in us)':<{width}} {'Mean':>12} {'Change':>8}")
+        for stats in results:
+            mean = stats.stats.as_dict()["mean"]
+            lines.append(f"{stats.name + ' (NOW)':<{width}} {mean * 1e6:12,.4f}")
+            for source, document in self.compared:
+                for entry in document.get("benchmarks", ()):
+                    if entry.get("fullname") != stats.fullname:
+                        continue
+                    old = entry["stats"]
+                    change = f"{mean / old['mean'] - 1:+.1%}" if old["mean"] else "-"
+                    lines.append(f"{stats.name + f' ({source[:25]})':<{width}} {old['mean'] * 1e6:12,.4f} {change:>8}")
+                    for check in self.fail_checks:
+                        current = stats.stats.as_dict()[check.field]
+                        failure = check.failure(current, old[check.field])
+                        if failure:
+                            failures.append(f"\t{stats.name} ({source}) - {failure}")
+        if failures:
+            self.slower = True
+            lines.append("Performance has regressed:")
+            lines.extend(failures)
+        return lines
+
+
+def _given(option: Any, name: str) -> bool:
+    value = getattr(option, name, None)
+    return value not in (None, False, "", (), [])

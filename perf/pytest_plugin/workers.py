@@ -1,0 +1,284 @@
+"""The worker processes of a pytest session, both sides.
+
+The parent (pytest's own process) writes a :class:`WorkerSpec` — the node
+ids of the benchmark tests, their loops, the budget — and runs ``python -m
+pytest`` with the user's arguments and ``--perf-worker SPEC``, one process
+after another (:func:`run_workers`).  Each worker is a fresh interpreter:
+its own hash seed, memory layout and caches, perf's unit of replication.
+It collects only the files of those tests, runs them, and for each one
+the fixture measures the function (:class:`WorkerRecorder` writes one JSON
+line per event), then ends the test.
+
+The first process calibrates the loops of each test; the later ones reuse
+them.  A worker that dies while measuring a test marks that test failed
+with the tail of its output, and a new worker measures the tests after it.
+
+Must not: print (progress goes through a callback), decide budgets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from typing import Any, Callable, NamedTuple, Sequence
+
+from perf.model.benchmark import Benchmark
+from perf.pytest_plugin.options import PytestBudget
+
+#: lines of a worker's output (or of a traceback) kept in an error
+TAIL_LINES = 20
+
+#: options of the user's command line that a worker must not repeat:
+#: they stop at the first failure, debug, or filter on a cache
+_DROPPED_FLAGS = frozenset(
+    {
+        "-x",
+        "--exitfirst",
+        "--pdb",
+        "--trace",
+        "--sw",
+        "--stepwise",
+        "--sw-skip",
+        "--stepwise-skip",
+        "--lf",
+        "--last-failed",
+        "--ff",
+        "--failed-first",
+        "--nf",
+        "--new-first",
+    }
+)
+#: the same, taking a value (``--maxfail 2`` or ``--maxfail=2``)
+_DROPPED_WITH_VALUE = frozenset(
+    {"--maxfail", "--pdbcls", "--lfnf", "--last-failed-no-failures", "--junitxml", "--junit-xml", "--basetemp"}
+)
+
+
+class WorkerSpec(NamedTuple):
+    """What one worker process measures."""
+
+    #: node ids of the benchmark tests, in the session's order
+    nodeids: Sequence[str]
+    #: loops of each test (absent: calibrate them)
+    loops: dict[str, int]
+    budget: PytestBudget
+    #: the JSON-lines file the worker appends its events to
+    output: str
+    #: the files of those tests (the worker collects nothing else)
+    paths: Sequence[str]
+
+    def save(self, path: str) -> None:
+        data = self._asdict()
+        data["budget"] = self.budget._asdict()
+        with open(path, "w", encoding="utf-8") as file:
+            json.dump(data, file)
+
+    @classmethod
+    def load(cls, path: str) -> WorkerSpec:
+        with open(path, encoding="utf-8") as file:
+            data = json.load(file)
+        data["budget"] = PytestBudget(**data["budget"])
+        return cls(**data)
+
+
+def worker_arguments(arguments: Sequence[str]) -> list[str]:
+    """The user's pytest arguments without those a worker must not repeat
+    (``-x``, ``--pdb``, ``--lf``, ``--maxfail``, ``--junitxml``, ``--basetemp``...)."""
+    kept: list[str] = []
+    skip_value = False
+    for argument in arguments:
+        if skip_value:
+            skip_value = False
+            continue
+        name = argument.split("=", 1)[0]
+        if argument in _DROPPED_FLAGS:
+            continue
+        if name in _DROPPED_WITH_VALUE:
+            skip_value = "=" not in argument
+            continue
+        if len(argument) > 2 and argument[0] == "-" and argument[1] != "-" and set(argument[1:]) <= set("vqsxl"):
+            flags = argument.replace("x", "")  # -xvs: -vs
+            if flags != "-":
+                kept.append(flags)
+            continue
+        kept.append(argument)
+    return kept
+
+
+class WorkerRecorder:
+    """The worker side: which tests to measure, and their events."""
+
+    def __init__(self, spec: WorkerSpec) -> None:
+        self.spec = spec
+        self.wanted = set(spec.nodeids)
+
+    def loops(self, nodeid: str) -> int:
+        return self.spec.loops.get(nodeid, 0)
+
+    def _write(self, event: dict[str, Any]) -> None:
+        with open(self.spec.output, "a", encoding="utf-8") as file:
+            file.write(json.dumps(event) + "\n")
+            file.flush()
+
+    def start(self, nodeid: str) -> None:
+        self._write({"event": "start", "nodeid": nodeid})
+
+    def done(self, nodeid: str, benchmark: Benchmark) -> None:
+        from perf.storage.files import dumps
+
+        self._write({"event": "done", "nodeid": nodeid, "benchmark": dumps(benchmark)})
+
+    def failed(self, nodeid: str, error: BaseException) -> None:
+        lines = "".join(traceback.format_exception(type(error), error, error.__traceback__)).splitlines()
+        self._write({"event": "error", "nodeid": nodeid, "tail": "\n".join(lines[-TAIL_LINES:])})
+
+    def pedantic(self, nodeid: str) -> None:
+        self._write({"event": "pedantic", "nodeid": nodeid})
+
+
+class Progress(NamedTuple):
+    """One worker process has ended."""
+
+    process: int
+    processes: int
+    measured: int
+    seconds: float
+
+
+class Outcomes:
+    """What the workers measured: each test's runs, or its error."""
+
+    def __init__(self) -> None:
+        self.runs: dict[str, Benchmark] = {}
+        self.errors: dict[str, str] = {}
+        self.pedantic: set[str] = set()
+        self.loops: dict[str, int] = {}
+
+    def get(self, nodeid: str) -> Benchmark | str | None:
+        if nodeid in self.errors:
+            return self.errors[nodeid]
+        return self.runs.get(nodeid)
+
+    def add(self, nodeid: str, benchmark: Benchmark) -> None:
+        if nodeid in self.runs:
+            self.runs[nodeid].add_runs(benchmark)
+        else:
+            self.runs[nodeid] = benchmark
+            self.loops[nodeid] = int(benchmark.get_runs()[-1].get_loops())
+
+
+def _tail(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            lines = file.read().splitlines()
+    except OSError:
+        return ""
+    return "\n".join(lines[-TAIL_LINES:])
+
+
+def _read_events(path: str) -> list[dict[str, Any]]:
+    try:
+        with open(path, encoding="utf-8") as file:
+            lines = file.read().splitlines()
+    except OSError:
+        return []
+    events = []
+    for line in lines:
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            break  # a line cut by a crash
+    return events
+
+
+def _apply(events: list[dict[str, Any]], outcomes: Outcomes) -> tuple[set[str], str | None]:
+    """Record the events of one worker; (the tests it finished, the test
+    it started and never finished)."""
+    from perf.storage.files import loads_benchmark
+
+    finished: set[str] = set()
+    started = None
+    for event in events:
+        nodeid = event["nodeid"]
+        kind = event["event"]
+        if kind == "start":
+            started = nodeid
+            continue
+        finished.add(nodeid)
+        started = None
+        if kind == "done":
+            outcomes.add(nodeid, loads_benchmark(event["benchmark"]))
+        elif kind == "error":
+            outcomes.errors[nodeid] = event["tail"]
+        elif kind == "pedantic":
+            outcomes.pedantic.add(nodeid)
+    return finished, started
+
+
+def run_workers(
+    nodeids: Sequence[str],
+    paths: Sequence[str],
+    budget: PytestBudget,
+    *,
+    command: Sequence[str],
+    cwd: str,
+    on_progress: Callable[[Progress], None],
+    environ: dict[str, str] | None = None,
+    cache: bool = True,
+) -> Outcomes:
+    """Run ``budget.processes`` worker processes one after another, each
+    measuring every test of *nodeids* not yet failed; *command* is the
+    pytest command line a ``--perf-worker SPEC`` is added to.  *cache*:
+    pytest's cache plugin is on (each worker gets a cache of its own, so
+    ``--lf`` and the user's cache are left alone)."""
+    outcomes = Outcomes()
+    with tempfile.TemporaryDirectory(prefix="perf-pytest-") as folder:
+        for process in range(1, budget.processes + 1):
+            start = time.monotonic()
+            measured = 0
+            remaining = [nodeid for nodeid in nodeids if nodeid not in outcomes.errors]
+            remaining = [nodeid for nodeid in remaining if nodeid not in outcomes.pedantic]
+            attempt = 0
+            while remaining:
+                attempt += 1
+                prefix = os.path.join(folder, f"process{process}-{attempt}")
+                spec = WorkerSpec(remaining, dict(outcomes.loops), budget, prefix + ".events", paths)
+                spec.save(prefix + ".spec")
+                # one token each: a separate path would move pytest's rootdir
+                arguments = [*command, f"--perf-worker={prefix}.spec", f"--basetemp={prefix}.tmp"]
+                if cache:
+                    arguments.append(f"--override-ini=cache_dir={prefix}.cache")
+                with open(prefix + ".log", "wb") as log:
+                    status = subprocess.call(
+                        arguments, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=environ
+                    )
+                events = _read_events(spec.output)
+                finished, crashed = _apply(events, outcomes)
+                measured += sum(1 for nodeid in finished if nodeid in outcomes.runs)
+                if crashed is not None:
+                    outcomes.errors[crashed] = (
+                        f"a worker process died while measuring it (exit status {status}); its last output:\n"
+                        + _tail(prefix + ".log")
+                    )
+                    remaining = [nodeid for nodeid in remaining if nodeid not in finished and nodeid != crashed]
+                    continue
+                if not events and status not in (0, 5):
+                    tail = _tail(prefix + ".log")
+                    for nodeid in remaining:
+                        outcomes.errors[nodeid] = (
+                            f"a worker process (pytest) failed before measuring anything (exit status {status}); "
+                            f"its last output:\n{tail}"
+                        )
+                break
+            on_progress(Progress(process, budget.processes, measured, time.monotonic() - start))
+    return outcomes
+
+
+def pytest_command(arguments: Sequence[str]) -> list[str]:
+    """``python -m pytest`` with the user's arguments, for workers."""
+    return [sys.executable, "-m", "pytest", *worker_arguments(arguments)]
