@@ -176,6 +176,7 @@ class BenchmarkFixture:
     def __call__(self, function_to_benchmark: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Return ``function_to_benchmark(*args, **kwargs)``; the numbers
         come from the worker processes."""
+        __tracebackhide__ = True  # pytest shows the user's frames, not these
         self._use("benchmark(...)")
         try:
             result = call_once(function_to_benchmark, args, kwargs)
@@ -212,6 +213,7 @@ class BenchmarkFixture:
     ) -> Any:
         """pytest-benchmark's pedantic mode: the rounds and iterations the
         test fixed, timed in pytest's process."""
+        __tracebackhide__ = True
         self._use("benchmark.pedantic(...)")
         try:
             check_pedantic(rounds, warmup_rounds, iterations, setup)
@@ -225,6 +227,7 @@ class BenchmarkFixture:
             raise
 
     def _pedantic(self, plan: Pedantic) -> Any:
+        __tracebackhide__ = True
         if self.disabled:
             args, kwargs = plan.arguments()
             return plan.target(*args, **kwargs)

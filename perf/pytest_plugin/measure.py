@@ -79,6 +79,7 @@ def outside_event_loop(work: Callable[[], T]) -> T:
 def call_once(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
     """One call of *fn*, its result (an ``async def`` function is awaited
     to the end in a new event loop)."""
+    __tracebackhide__ = True
     if not is_async(fn):
         return fn(*args, **kwargs)
 

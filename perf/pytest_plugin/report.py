@@ -69,10 +69,11 @@ def results_table(finished: Sequence[BenchmarkStats]) -> list[str]:
         header = [f"Name (time in {unit})", "Mean", "95% interval", "StdDev", "Min", "Processes x values", "Loops"]
         rows = [header] + [_row(stats, factor) for stats in members]
         widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
-        title = f" perf: {len(members)} benchmark{'s' if len(members) > 1 else ''}"
-        title += f" in group {group!r} " if group else " "
         width = sum(widths) + 2 * (len(widths) - 1)
-        lines.append(title.center(width, "-"))
+        if group:
+            lines.append(
+                f" group {group!r}: {len(members)} benchmark{'s' if len(members) > 1 else ''} ".center(width, "-")
+            )
         for index, row in enumerate(rows):
             cells = [row[0].ljust(widths[0])] + [
                 cell.rjust(widths[column]) for column, cell in enumerate(row) if column

@@ -89,7 +89,10 @@ class PerfSession:
             if path:
                 _writable_folder(name, path)
         if option.benchmark_save:
-            compat_json.check_save_name(option.benchmark_save)
+            try:
+                compat_json.check_save_name(option.benchmark_save)
+            except UsageError as exc:
+                raise UsageError(f"--benchmark-save: {exc}") from None
         if option.perf_fail_on_slowdown is not None and not option.perf_compare:
             raise UsageError("--perf-fail-on-slowdown needs --perf-compare FILE (the result to compare with)")
         self.fail_checks = [compat_json.parse_fail_expression(text) for text in option.benchmark_compare_fail or ()]
@@ -120,10 +123,10 @@ class PerfSession:
             f"(--perf-budget {self.option.perf_budget_name}); pedantic benchmarks run in pytest's process"
         ]
         if self.xdist:
-            lines.append(
+            lines = [
                 "perf: xdist runs the tests in parallel, so benchmarks are not measured: each benchmark function "
                 "runs once (use -p no:xdist or -n 0 to measure)"
-            )
+            ]
         ignored = [name for name in IGNORED_OPTIONS if _given(self.option, name)]
         if ignored:
             names = ", ".join("--" + name.replace("_", "-") for name in ignored)

@@ -135,7 +135,8 @@ class WorkerRecorder:
 
     def failed(self, nodeid: str, error: BaseException) -> None:
         lines = "".join(traceback.format_exception(type(error), error, error.__traceback__)).splitlines()
-        self._write({"event": "error", "nodeid": nodeid, "tail": "\n".join(lines[-TAIL_LINES:])})
+        tail = "\n".join(lines[-TAIL_LINES:])
+        self._write({"event": "error", "nodeid": nodeid, "tail": f"it failed in a worker process:\n{tail}"})
 
     def pedantic(self, nodeid: str) -> None:
         self._write({"event": "pedantic", "nodeid": nodeid})

@@ -1,0 +1,109 @@
+"""perf.pytest_plugin.options: pytest-benchmark's option syntax and mark checks."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from perf.pytest_plugin import options as opts
+
+
+def settings(**changes):
+    base = opts.Settings(
+        group=None,
+        min_time=0.000005,
+        max_time=1.0,
+        min_rounds=5,
+        timer=time.perf_counter,
+        disable_gc=False,
+        warmup=None,
+        warmup_iterations=100000,
+    )
+    return base._replace(**changes)
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("0.000005", 0.000005), ("1", 1.0), ("1e-3", 0.001), ("0", 0.0)])
+def test_seconds(text, seconds):
+    assert opts.parse_seconds(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["bogus", "-1", "nan", "inf"])
+def test_bad_seconds(text):
+    with pytest.raises(ValueError, match="Invalid decimal value"):
+        opts.parse_seconds(text)
+
+
+def test_positive_int():
+    assert opts.parse_positive_int("3") == 3
+    for text in ("0", "-2", "x"):
+        with pytest.raises(ValueError):
+            opts.parse_positive_int(text)
+
+
+def test_timer_is_imported_from_its_dotted_name():
+    assert opts.parse_timer("time.process_time") is time.process_time
+    assert opts.parse_timer("pep418.perf_counter") is time.perf_counter  # pytest-benchmark's old alias
+    with pytest.raises(ValueError, match="dotted form"):
+        opts.parse_timer("perf_counter")
+    with pytest.raises(ValueError, match="cannot import"):
+        opts.parse_timer("time.no_such_clock")
+    with pytest.raises(ValueError, match="not callable"):
+        opts.parse_timer("time.timezone")
+
+
+@pytest.mark.parametrize(("text", "value"), [("auto", None), ("on", True), ("yes", True), ("off", False), ("0", False)])
+def test_warmup(text, value):
+    assert opts.parse_warmup(text) is value
+
+
+def test_bad_warmup():
+    with pytest.raises(ValueError, match="auto, on or off"):
+        opts.parse_warmup("sometimes")
+
+
+def test_percent():
+    assert opts.parse_percent("5") == 5.0
+    assert opts.parse_percent("2.5%") == 2.5
+    for text in ("-1", "x%", "1000"):
+        with pytest.raises(ValueError):
+            opts.parse_percent(text)
+
+
+def test_budgets_grow_from_fast_to_rigorous():
+    fast, default, rigorous = (opts.parse_budget(name) for name in ("fast", "default", "rigorous"))
+    assert 3 <= fast.processes < default.processes < rigorous.processes
+    with pytest.raises(ValueError, match="fast, default or rigorous"):
+        opts.parse_budget("slow")
+
+
+def test_mark_keywords_replace_the_session_settings():
+    marked = settings().with_mark({"group": "g", "min_rounds": 2, "timer": time.time, "max_time": 0.01})
+    assert marked.group == "g"
+    assert marked.min_rounds == 2
+    assert marked.timer is time.time
+    assert marked.max_time == 0.01
+    # pytest-benchmark keywords perf has no use for are accepted
+    assert settings().with_mark({"calibration_precision": 3, "cprofile": True}) == settings()
+
+
+def test_mark_refuses_what_pytest_benchmark_refuses():
+    with pytest.raises(ValueError, match="can't have 'name' keyword argument"):
+        opts.check_mark((), {"name": 1})
+    with pytest.raises(ValueError, match="can't have positional arguments"):
+        opts.check_mark((1,), {})
+    with pytest.raises(ValueError, match="timer must be a callable"):
+        settings().with_mark({"timer": "time.time"})
+    opts.check_mark((), {name: None for name in opts.MARK_KEYWORDS})
+
+
+def test_options_of_the_json_entries():
+    assert settings(warmup=True).as_pytest_benchmark() == {
+        "disable_gc": False,
+        "timer": "perf_counter",
+        "min_rounds": 5,
+        "max_time": 1.0,
+        "min_time": 0.000005,
+        "warmup": 100000,
+    }
+    assert settings(warmup=None).as_pytest_benchmark()["warmup"] is False

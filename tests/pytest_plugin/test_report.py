@@ -1,0 +1,59 @@
+"""perf.pytest_plugin.report: the results table of pytest's terminal."""
+
+from __future__ import annotations
+
+from perf.pytest_plugin.report import progress_line, results_table
+from perf.pytest_plugin.workers import Progress
+
+from test_fixture import WORKERS, fixture
+
+
+def finished(group=None, **node_fields):
+    benchmark, _ = fixture(WORKERS, **node_fields)
+    benchmark.group = group
+    benchmark(len, "a")
+    return benchmark.stats
+
+
+def test_one_row_per_benchmark_with_its_interval_and_processes():
+    lines = results_table([finished()])
+    header = lines[0]
+    assert header.split() == [
+        "Name",
+        "(time",
+        "in",
+        "us)",
+        "Mean",
+        "95%",
+        "interval",
+        "StdDev",
+        "Min",
+        "Processes",
+        "x",
+        "values",
+        "Loops",
+    ]
+    row = lines[2].split()
+    assert row[0] == "test_x"
+    assert row[1] == "4.0000"
+    # the process means are 4, 5 and 3 us: t(0.975, 2) x 1 / sqrt(3)
+    assert row[2:4] == ["±2.4841", "(62.1%)"]
+    assert row[-4:] == ["3", "x", "2", "100"]
+    assert lines[-1].startswith("Mean and StdDev: of every value")
+
+
+def test_groups_get_a_title_each():
+    lines = results_table([finished(group="slow"), finished()])
+    titles = [line for line in lines if "group" in line]
+    assert len(titles) == 1
+    assert "group 'slow': 1 benchmark" in titles[0]
+
+
+def test_nothing_finished_no_table():
+    assert results_table([]) == []
+
+
+def test_progress_line():
+    assert progress_line(Progress(2, 6, 19, 3.25), 20) == (
+        "perf: worker process 2/6: 19/20 benchmarks measured in 3.2 s"
+    )

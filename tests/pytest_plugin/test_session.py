@@ -1,0 +1,92 @@
+"""perf.pytest_plugin.session: what is checked before any test runs.
+
+pytester parses real command lines in this process (no worker runs)."""
+
+from __future__ import annotations
+
+import pytest
+
+from perf.model.benchmark import Benchmark
+from perf.model.run import Run
+from perf.model.suite import BenchmarkSuite
+from perf.pytest_plugin.plugin import SESSION
+
+pytest_plugins = ["pytester"]
+
+
+def configure(pytester, *args):
+    config = pytester.parseconfigure(*args)
+    return config.stash[SESSION]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--perf-fail-on-slowdown", "5"], "--perf-fail-on-slowdown needs --perf-compare FILE"),
+        (["--perf-compare", "missing.json"], "--perf-compare: "),
+        (["--perf-output", "no/such/folder/out.json"], "--perf-output: the folder"),
+        (["--benchmark-json", "no/such/folder/out.json"], "--benchmark-json: the folder"),
+        (["--benchmark-only", "--benchmark-disable"], "Can't have both --benchmark-only and --benchmark-disable"),
+        (["--benchmark-compare-fail", "mean:5%"], "--benchmark-compare-fail requires valid --benchmark-compare."),
+        (["--benchmark-compare-fail", "ops:5%"], "Could not parse value: 'ops:5%'."),
+        (["--benchmark-save", "a/b"], "--benchmark-save"),
+    ],
+)
+def test_usage_errors_before_any_test(pytester, args, message):
+    with pytest.raises(pytest.UsageError, match=message.replace("(", r"\(")):
+        configure(pytester, *args)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--perf-budget", "slow"], "invalid choice: 'slow'"),
+        (["--benchmark-min-time", "bogus"], "Invalid decimal value 'bogus'"),
+        (["--perf-fail-on-slowdown", "x"], "'x' is not a percentage"),
+    ],
+)
+def test_bad_values_are_argument_errors(pytester, args, message):
+    with pytest.raises(pytest.UsageError) as error:
+        configure(pytester, *args)
+    assert message in str(error.value)
+
+
+def test_perf_compare_loads_the_file_first(pytester, tmp_path):
+    path = tmp_path / "old.json"
+    run = Run((1.0, 2.0), metadata={"name": "t.py::test", "loops": 1}, collect_metadata=False)
+    BenchmarkSuite([Benchmark([run])]).dump(str(path))
+    session = configure(pytester, "--perf-compare", str(path), "--perf-fail-on-slowdown", "5%")
+    assert [benchmark.get_name() for benchmark in session.reference] == ["t.py::test"]
+    assert session.option.perf_fail_on_slowdown == 5.0
+
+
+def test_header_says_the_budget(pytester):
+    session = configure(pytester, "--perf-budget", "fast")
+    assert session.header() == [
+        "perf: 3 worker processes x 3 values per benchmark (--perf-budget fast); pedantic benchmarks run in "
+        "pytest's process"
+    ]
+
+
+def test_header_lists_ignored_pytest_benchmark_options(pytester):
+    session = configure(pytester, "--benchmark-sort", "mean", "--benchmark-histogram")
+    assert session.header()[-1] == "perf: ignored pytest-benchmark options: --benchmark-sort, --benchmark-histogram"
+
+
+def test_xdist_refuses_with_one_line(pytester, monkeypatch):
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+    session = configure(pytester)
+    assert session.disabled
+    assert session.header()[0].startswith("perf: xdist runs the tests in parallel, so benchmarks are not measured")
+    with pytest.raises(pytest.UsageError, match="--benchmark-only"):
+        configure(pytester, "--benchmark-only")
+
+
+def test_benchmark_enable_cancels_disable(pytester):
+    assert configure(pytester, "--benchmark-disable").disabled
+    assert not configure(pytester, "--benchmark-disable", "--benchmark-enable").disabled
+
+
+def test_compare_without_saved_files_is_a_note(pytester, tmp_path):
+    session = configure(pytester, "--benchmark-compare", "--benchmark-storage", str(tmp_path / "none"))
+    assert session.summary == [f"perf: can't compare: no benchmark files in {str(tmp_path / 'none')!r}"]
