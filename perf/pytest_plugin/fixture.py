@@ -101,6 +101,19 @@ class BenchmarkStats:
         except KeyError:
             return default
 
+    def perf_fields(self) -> dict[str, Any]:
+        """What perf adds to pytest-benchmark's entry: where the values were
+        measured, by how many processes, and the 95 % interval of the mean
+        of the process means (None for fewer than 2 processes)."""
+        from perf.analysis.intervals import benchmark_mean_interval
+
+        interval = benchmark_mean_interval(self.perf)
+        return {
+            "measured_in": self.measured_in,
+            "processes": self.processes,
+            "mean_interval": None if interval is None else [interval.low, interval.high],
+        }
+
     def as_dict(self, include_data: bool = True, flat: bool = False, stats: bool = True) -> dict[str, Any]:
         """The entry of pytest-benchmark's JSON document."""
         result: dict[str, Any] = {
@@ -112,6 +125,7 @@ class BenchmarkStats:
             "extra_info": self.extra_info,
             "options": self.options,
         }
+        result["perf"] = self.perf_fields()
         if stats:
             fields = self.stats.as_dict()
             if include_data:

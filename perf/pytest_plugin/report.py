@@ -92,8 +92,9 @@ def results_table(finished: Sequence[BenchmarkStats]) -> list[str]:
 
 
 def progress_line(progress: Progress, benchmarks: int) -> str:
-    """One worker process has ended."""
+    """How far the worker processes are."""
+    done = "" if progress.ended else " so far"
     return (
         f"perf: worker process {progress.process}/{progress.processes}: "
-        f"{progress.measured}/{benchmarks} benchmarks measured in {progress.seconds:.1f} s"
+        f"{progress.measured}/{benchmarks} benchmarks measured{done} in {progress.seconds:.1f} s"
     )

@@ -143,12 +143,14 @@ class WorkerRecorder:
 
 
 class Progress(NamedTuple):
-    """One worker process has ended."""
+    """How far the worker processes are."""
 
     process: int
     processes: int
     measured: int
     seconds: float
+    #: False while the process still runs (a long one says how far it is)
+    ended: bool = True
 
 
 class Outcomes:
@@ -221,6 +223,31 @@ def _apply(events: list[dict[str, Any]], outcomes: Outcomes) -> tuple[set[str], 
     return finished, started
 
 
+#: a worker still running after this many seconds says how far it is, and
+#: again after as long
+PROGRESS_EVERY = 10.0
+
+
+def _wait(
+    worker: subprocess.Popen[bytes], events: str, ongoing: Progress, on_progress: Callable[[Progress], None]
+) -> int:
+    """Wait for *worker* to exit; every PROGRESS_EVERY seconds, tell
+    *on_progress* how many tests it measured so far (*ongoing*: the
+    process, the tests measured before it started, and its start time in
+    place of seconds).  Returns its exit status."""
+    while True:
+        try:
+            return worker.wait(timeout=PROGRESS_EVERY)
+        except subprocess.TimeoutExpired:
+            done = sum(1 for event in _read_events(events) if event["event"] == "done")
+            seconds = time.monotonic() - ongoing.seconds
+            on_progress(ongoing._replace(measured=ongoing.measured + done, seconds=seconds))
+        except BaseException:  # Ctrl-C: do not leave the worker running
+            worker.kill()
+            worker.wait()
+            raise
+
+
 def run_workers(
     nodeids: Sequence[str],
     paths: Sequence[str],
@@ -255,9 +282,11 @@ def run_workers(
                 if cache:
                     arguments.append(f"--override-ini=cache_dir={prefix}.cache")
                 with open(prefix + ".log", "wb") as log:
-                    status = subprocess.call(
+                    worker = subprocess.Popen(
                         arguments, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=environ
                     )
+                    ongoing = Progress(process, budget.processes, measured, start, ended=False)
+                    status = _wait(worker, spec.output, ongoing, on_progress)
                 events = _read_events(spec.output)
                 finished, crashed = _apply(events, outcomes)
                 measured += sum(1 for nodeid in finished if nodeid in outcomes.runs)
@@ -276,7 +305,7 @@ def run_workers(
                             f"its last output:\n{tail}"
                         )
                 break
-            on_progress(Progress(process, budget.processes, measured, time.monotonic() - start))
+            on_progress(Progress(process, budget.processes, measured, time.monotonic() - start, True))
     return outcomes
 
 

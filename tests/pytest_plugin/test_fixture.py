@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 import types
 
@@ -94,7 +95,7 @@ def test_the_function_exception_propagates_unchanged():
 
 def test_disabled_calls_once_and_has_no_stats():
     calls = []
-    benchmark, results = fixture(WORKERS, disabled=True)
+    benchmark, _ = fixture(WORKERS, disabled=True)
     assert benchmark(calls.append, 1) is None
     assert calls == [1]
     assert benchmark.stats is None
@@ -125,7 +126,11 @@ def test_json_entry_keeps_extra_info_added_after_the_call():
     benchmark(len, "a")
     benchmark.extra_info["size"] = 3
     entry = benchmark.stats.as_dict()
-    assert list(entry) == ["group", "name", "fullname", "params", "param", "extra_info", "options", "stats"]
+    assert list(entry) == ["group", "name", "fullname", "params", "param", "extra_info", "options", "perf", "stats"]
+    assert entry["perf"]["measured_in"] == "worker processes"
+    assert entry["perf"]["processes"] == 3
+    low, high = entry["perf"]["mean_interval"]
+    assert low < 4e-6 < high
     assert entry["extra_info"] == {"size": 3}
     assert entry["stats"]["iterations"] == 100
     assert entry["stats"]["data"] == benchmark.stats.stats.data
@@ -187,7 +192,7 @@ def test_pedantic_teardown_after_the_extra_call():
 )
 def test_pedantic_checks_before_calling_anything(keywords, message):
     benchmark, _ = fixture()
-    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(ValueError, match=re.escape(message)):
         benchmark.pedantic(None, **keywords)
     assert benchmark.has_error
 
@@ -195,7 +200,7 @@ def test_pedantic_checks_before_calling_anything(keywords, message):
 def test_pedantic_setup_arguments_and_given_arguments_do_not_mix():
     benchmark, _ = fixture()
     ran = []
-    with pytest.raises(TypeError, match="Can't use `args` or `kwargs` if `setup` returns the arguments."):
+    with pytest.raises(TypeError, match=r"Can't use `args` or `kwargs` if `setup` returns the arguments\."):
         benchmark.pedantic(ran.append, args=(1,), setup=lambda: ((2,), {}))
     assert ran == []
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from test_fixture import WORKERS, fixture
+
 from perf.pytest_plugin.report import progress_line, results_table
 from perf.pytest_plugin.workers import Progress
-
-from test_fixture import WORKERS, fixture
 
 
 def finished(group=None, **node_fields):
@@ -56,4 +56,10 @@ def test_nothing_finished_no_table():
 def test_progress_line():
     assert progress_line(Progress(2, 6, 19, 3.25), 20) == (
         "perf: worker process 2/6: 19/20 benchmarks measured in 3.2 s"
+    )
+
+
+def test_progress_of_a_process_still_running():
+    assert progress_line(Progress(1, 6, 7, 10.0, ended=False), 20) == (
+        "perf: worker process 1/6: 7/20 benchmarks measured so far in 10.0 s"
     )

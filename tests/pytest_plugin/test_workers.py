@@ -11,10 +11,12 @@ from perf.model.run import Run
 from perf.pytest_plugin.options import BUDGETS
 from perf.pytest_plugin.workers import (
     Outcomes,
+    Progress,
     WorkerRecorder,
     WorkerSpec,
     _apply,
     _read_events,
+    _wait,
     worker_arguments,
 )
 
@@ -101,3 +103,33 @@ def test_events_are_json_lines(tmp_path):
     worker.pedantic("a")
     lines = (tmp_path / "events").read_text().splitlines()
     assert [json.loads(line)["event"] for line in lines] == ["start", "pedantic"]
+
+
+class SlowWorker:
+    """A worker process that is still running at the first two waits."""
+
+    def __init__(self, recorder):
+        self.recorder = recorder
+        self.waits = 0
+
+    def wait(self, timeout=None):
+        import subprocess
+
+        self.waits += 1
+        if self.waits == 1:
+            self.recorder.start("a")
+            self.recorder.done("a", benchmark("a", (1.0,)))
+        if self.waits < 3:
+            raise subprocess.TimeoutExpired("pytest", timeout)
+        return 0
+
+
+def test_a_long_worker_says_how_far_it_is(tmp_path, monkeypatch):
+    import time
+
+    monkeypatch.setattr(time, "monotonic", lambda: 112.5)
+    worker = recorder(tmp_path)
+    seen = []
+    ongoing = Progress(2, 6, measured=10, seconds=100.0, ended=False)
+    assert _wait(SlowWorker(worker), worker.spec.output, ongoing, seen.append) == 0
+    assert seen == [Progress(2, 6, 11, 12.5, ended=False)] * 2
