@@ -163,8 +163,14 @@ def _git(cwd: str, *arguments: str) -> str:
 
 
 def _in_git_checkout(cwd: str) -> bool:
-    folder = Path(cwd).resolve()
-    return any((parent / ".git").exists() for parent in (folder, *folder.parents))
+    """Whether *cwd* or a folder above it has a ``.git`` (a folder, or the
+    file of a worktree)."""
+    try:
+        folder = Path(cwd).resolve()
+        return any((parent / ".git").exists() for parent in (folder, *folder.parents))
+    except (OSError, RuntimeError):
+        # an unreadable parent or a symbolic link loop: not a checkout we can use
+        return False
 
 
 def _project_name(cwd: str, in_git: bool) -> str:
