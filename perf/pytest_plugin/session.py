@@ -68,6 +68,8 @@ class PerfSession:
             warmup=option.benchmark_warmup,
             warmup_iterations=option.benchmark_warmup_iterations,
         )
+        #: pytest's -v: the comparison's notes too
+        self.verbose = bool(getattr(option, "verbose", 0) > 0 or option.benchmark_verbose)
         self.finished: list[BenchmarkStats] = []
         self.outcomes: Outcomes | None = None
         #: lines for pytest's terminal summary
@@ -246,12 +248,14 @@ class PerfSession:
         assert self.reference is not None
         current = BenchmarkSuite([stats.perf for stats in results], filename="this session")
         reference = self.reference
-        comparison = finish_comparison([list(reference), list(current)], DEFAULT_MARGIN, False, True)
+        comparison = finish_comparison([list(reference), list(current)], DEFAULT_MARGIN, False, True, win_rates=True)
         titles = [str(reference.filename), "this session"]
         error = comparison_error(comparison.suite, titles)
         if error is not None:
             return [f"perf: --perf-compare: {error}"]
-        layout = Layout(titles, table=True)
+        # the notes on a busy machine and on chance need -v: pytest's
+        # summary keeps the table and the verdicts
+        layout = Layout(titles, verbose=True, table=True, quiet=not self.verbose)
         lines = [
             f"perf: compared with {reference.filename}",
             *format_compare_to([reference, current], comparison, layout),
