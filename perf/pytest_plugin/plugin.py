@@ -243,7 +243,9 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, None, None]:
     """Run the worker processes before the first test."""
     config = session.config
     perf_session = _session(config)
-    if perf_session.worker is None and not config.option.collectonly and session.items:
+    option = config.option
+    tests_run = not (option.collectonly or getattr(option, "setuponly", False) or getattr(option, "setupplan", False))
+    if perf_session.worker is None and tests_run and session.items:
         reporter = config.pluginmanager.get_plugin("terminalreporter")
 
         def write(line: str) -> None:

@@ -63,9 +63,13 @@ SUITE = """
         benchmark.pedantic(calls.append, args=(1,), rounds=3, iterations=2)
         assert len(calls) == 7
 
+    @pytest.fixture(scope="session")
+    def numbers():
+        return [3, 1, 2]
+
     @pytest.mark.benchmark(group="g", min_rounds=7)
-    def test_marked(benchmark):
-        benchmark(sorted, [3, 1, 2])
+    def test_marked(benchmark, numbers):
+        assert benchmark(sorted, numbers) == [1, 2, 3]
 
     def test_left_out_by_k(benchmark):
         record("left out")
@@ -243,6 +247,15 @@ def test_a_usage_error_is_one_line_and_keeps_the_files(tmp_path):
     assert result.stderr.startswith("ERROR: --perf-compare: ")
     assert len(result.stderr.strip().splitlines()) == 1
     assert (tmp_path / "perf.json").read_text() == "kept"
+
+
+def test_collect_only_runs_no_worker(tmp_path):
+    write(tmp_path, "test_suite.py", SUITE)
+    for option in ("--collect-only", "--setup-plan"):
+        result = run_pytest(tmp_path, option)
+        assert result.returncode == 0, result.stdout
+        assert "perf: worker process" not in result.stdout
+    assert not (tmp_path / "pids.txt").exists()
 
 
 def test_under_xdist_benchmarks_run_once_with_one_line(tmp_path):
