@@ -454,10 +454,18 @@ def test_save_then_load(tmp_path: Path) -> None:
     assert load_saved(path) == doc
 
 
+def json_error(text: str) -> str:
+    try:
+        json.loads(text)
+    except ValueError as error:
+        return str(error)
+    raise AssertionError(f"{text!r} is JSON")
+
+
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
-        ("not json", "not JSON: Expecting value: line 1 column 1 (char 0)"),
+        ("not json", f"not JSON: {json_error('not json')}"),  # the message differs on PyPy
         ("[1, 2]", "not a JSON object"),
         ('{"machine_info": {}}', "no 'benchmarks' list"),
         ('{"benchmarks": [{"name": "x"}]}', "benchmark 0 has no 'fullname'"),

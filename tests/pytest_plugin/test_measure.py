@@ -84,7 +84,7 @@ def test_a_calibrating_worker_gives_a_calibration_run_and_a_value_run(fn):
     assert values.get_loops() >= 1
 
 
-def test_later_workers_reuse_the_loops():
+def test_later_workers_reuse_the_loops(no_jit_budget):
     budget = PytestBudget(processes=3, values=2, warmups=1, min_time=0.001)
     measured = measure_function("t.py::test", len, ("abc",), {}, settings=SETTINGS, budget=budget, loops=7)
     (run,) = measured.get_runs()
