@@ -130,7 +130,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default="file://./.benchmarks",
         help="folder of saved runs. Default: file://./.benchmarks",
     )
-    add("--benchmark-verbose", action="store_true", default=False, help="one line per worker process")
+    add("--benchmark-verbose", action="store_true", default=False, help="the notes of --perf-compare too (as -v)")
     add("--benchmark-quiet", action="store_true", default=False, help="no results table")
     for name in (
         "sort",

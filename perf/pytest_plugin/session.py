@@ -95,6 +95,8 @@ class PerfSession:
                 compat_json.check_save_name(option.benchmark_save)
             except UsageError as exc:
                 raise UsageError(f"--benchmark-save: {exc}") from None
+        if option.benchmark_save or option.benchmark_autosave:
+            compat_json.parse_storage(option.benchmark_storage)  # elasticsearch: refused now, not after measuring
         if option.perf_fail_on_slowdown is not None and not option.perf_compare:
             raise UsageError("--perf-fail-on-slowdown needs --perf-compare FILE (the result to compare with)")
         self.fail_checks = [compat_json.parse_fail_expression(text) for text in option.benchmark_compare_fail or ()]

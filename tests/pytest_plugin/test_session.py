@@ -30,6 +30,7 @@ def configure(pytester, *args):
         (["--benchmark-compare-fail", "mean:5%"], "--benchmark-compare-fail requires valid --benchmark-compare."),
         (["--benchmark-compare-fail", "ops:5%"], "Could not parse value: 'ops:5%'."),
         (["--benchmark-save", "a/b"], "--benchmark-save"),
+        (["--benchmark-autosave", "--benchmark-storage", "elasticsearch+http://host:9200/index"], "only file storage"),
     ],
 )
 def test_usage_errors_before_any_test(pytester, args, message):
