@@ -6,7 +6,8 @@ bad option or an unreadable file stops the session at once.  In pytest's
 process it runs the worker processes before the first test
 (:meth:`PerfSession.measure`), gives each ``benchmark`` fixture its numbers
 (the :class:`perf.pytest_plugin.fixture.Results` protocol), and at the end
-writes the files and compares (:meth:`PerfSession.finish`).  In a worker
+writes the files (:meth:`PerfSession.write_files`) and compares
+(:meth:`PerfSession.compare`).  In a worker
 process it only knows what to measure.
 
 Must not: print (the plugin shows :attr:`PerfSession.summary`), exit.
@@ -28,10 +29,6 @@ from perf.pytest_plugin.options import IGNORED_OPTIONS, PytestBudget, Settings
 from perf.pytest_plugin.workers import Outcomes, Progress, WorkerRecorder, WorkerSpec, pytest_command, run_workers
 from perf.storage.files import write_atomic
 
-#: the exit status of a session whose benchmarks got slower (tests passed)
-EXIT_SLOWER = 1
-
-
 def _writable_folder(option: str, path: str) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
@@ -52,10 +49,8 @@ class PerfSession:
         #: benchmarks refused because xdist runs tests in parallel
         self.xdist = xdist and not option.benchmark_skip and not disabled
         if option.benchmark_only and (disabled or self.xdist):
-            raise UsageError(
-                "Can't have both --benchmark-only and --benchmark-disable options. Note that --benchmark-disable is "
-                "automatically activated if xdist is on or you're missing the statistics dependency."
-            )
+            why = "xdist runs the tests in parallel (nothing is measured)" if self.xdist else "--benchmark-disable"
+            raise UsageError(f"--benchmark-only would run only benchmarks, and none is measured with {why}")
         self.disabled = disabled or self.xdist
         self.budget: PytestBudget = option.perf_budget
         self.settings = Settings(
