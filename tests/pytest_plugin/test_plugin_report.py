@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_fixture import WORKERS, fixture
+from test_plugin_fixture import WORKERS, fixture
 
 from perf.pytest_plugin.report import progress_line, results_table
 from perf.pytest_plugin.workers import Progress
