@@ -27,7 +27,9 @@ claimed is a false alarm:
   ``python -m perf compare_to a.json b.json`` gives it (its comparison,
   ``perf.analysis.finished.finish_comparison`` with compare_to's defaults,
   on the two files); ``small change`` verdicts are counted apart, and the
-  benchmarks ``--fail-on-slowdown 5`` names.
+  benchmarks ``--fail-on-slowdown 5`` names, whether the suite's geometric
+  mean is called slower or faster, and whether the gate fails (checked
+  against session B's exit status).
 
 A session failed when its exit status is not 0 (pytest-benchmark's
 regression check raises out of pytest, exit status 1; perf's gate exits
@@ -82,6 +84,8 @@ from perf.model.suite import BenchmarkSuite
 
 #: pytest-benchmark's gate and perf's
 FAIL_PERCENT = 5
+#: counts made once per pair, not per benchmark
+PER_PAIR = ("geomean", "gate fails")
 REGRESSED = re.compile(r"^\s*(\S+).* - Field 'mean' has failed PercentageRegressionCheck")
 
 assert ROOT  # perf is imported from this repository (pytest_suite puts it first on sys.path)
@@ -170,7 +174,10 @@ def perf_pair(number: int, args: argparse.Namespace, folder: str) -> tuple[Pair,
         "small change": sum(1 for result in verdicts.values() if result.verdict == SMALL_CHANGE),
         "gate": sum(1 for slowdown in find_slowdowns(comparison, FAIL_PERCENT) if slowdown.name is not None),
         "geomean": int(any(mean.verdict in (SLOWER, FASTER) for mean in comparison.geometric_means or ())),
+        "gate fails": int(bool(find_slowdowns(comparison, FAIL_PERCENT))),
     }
+    if counts["gate fails"] != bool(b.returncode):
+        print(f"note: pair {number}: the files' comparison and session B's exit status {b.returncode} disagree")
     changes = [abs(result.ratio - 1) * 100 for result in verdicts.values()]
     pair = Pair("perf", number, (wall_a, wall_b), None, len(verdicts), claims, counts, changes, b.returncode)
     return pair, (start, time.time())
@@ -222,7 +229,7 @@ def print_totals(pairs: list[Pair], tools: list[str]) -> None:
         print(f"  {LABELS[tool]:16} {what:26} {rate(claims, compared)}; sessions failed {rate(failed, len(mine))}")
         for key in mine[0].counts:
             total = sum(pair.counts[key] for pair in mine)
-            base = len(mine) if key == "geomean" else compared
+            base = len(mine) if key in PER_PAIR else compared
             print(f"  {'':16} {key:26} {rate(total, base)}")
         changes = [change for pair in mine for change in pair.changes]
         print(
