@@ -171,6 +171,7 @@ def perf_pair(number: int, args: argparse.Namespace, folder: str) -> tuple[Pair,
     claims = [name for name, result in verdicts.items() if result.verdict in (SLOWER, FASTER)]
     counts = {
         "slower": sum(1 for result in verdicts.values() if result.verdict == SLOWER),
+        "faster": sum(1 for result in verdicts.values() if result.verdict == FASTER),
         "small change": sum(1 for result in verdicts.values() if result.verdict == SMALL_CHANGE),
         "gate": sum(1 for slowdown in find_slowdowns(comparison, FAIL_PERCENT) if slowdown.name is not None),
         "geomean": int(any(mean.verdict in (SLOWER, FASTER) for mean in comparison.geometric_means or ())),
@@ -215,9 +216,7 @@ def print_pair(pair: Pair) -> None:
 
 def print_totals(pairs: list[Pair], tools: list[str]) -> None:
     print()
-    print(
-        f"Totals (false claims / comparisons, Wilson 95 % interval; sessions failed / pairs) over {len(pairs)} pairs:"
-    )
+    print("Totals (false claims / comparisons, Wilson 95 % interval; sessions failed / pairs):")
     for tool in tools:
         mine = [pair for pair in pairs if pair.tool == tool]
         if not mine:

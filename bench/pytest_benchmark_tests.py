@@ -77,7 +77,6 @@ def installed_version(python: str) -> str:
 def download(version: str, folder: str) -> str:
     command = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:"]
     command += ["-d", folder, f"pytest-benchmark=={version}"]
-    print(f"$ {shlex.join(command)}")
     subprocess.run(command, check=True)
     archives = [name for name in os.listdir(folder) if name.endswith((".tar.gz", ".zip"))]
     if len(archives) != 1:
@@ -142,6 +141,7 @@ def main() -> None:
         if sdist is None:
             version = args.version or installed_version(PTB_PYTHON)
             sdist = download(version, os.path.join(folder, "sdist"))
+            say(f"pip download --no-deps --no-binary :all: pytest-benchmark=={version}")
         extract(sdist, folder)
         command = pytest_command(args.python)
         say(f"pytest-benchmark's usage tests from {os.path.basename(sdist)}, unchanged")
