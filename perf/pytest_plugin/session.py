@@ -29,6 +29,7 @@ from perf.pytest_plugin.options import IGNORED_OPTIONS, PytestBudget, Settings
 from perf.pytest_plugin.workers import Outcomes, Progress, WorkerRecorder, WorkerSpec, pytest_command, run_workers
 from perf.storage.files import write_atomic
 
+
 def _writable_folder(option: str, path: str) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
