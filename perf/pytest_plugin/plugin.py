@@ -24,7 +24,7 @@ from perf.errors import PerfError
 from perf.pytest_plugin import options as opts
 from perf.pytest_plugin.fixture import BenchmarkFixture
 from perf.pytest_plugin.measure import call_once, measure_function
-from perf.pytest_plugin.report import progress_line, results_table
+from perf.pytest_plugin.report import outcome_lines, progress_line, results_table
 from perf.pytest_plugin.session import PerfSession
 
 SESSION = pytest.StashKey[PerfSession]()
@@ -263,6 +263,9 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, None, None]:
         finally:
             if lock is not None:
                 lock.release()
+        if perf_session.outcomes is not None:
+            for line in outcome_lines(perf_session.outcomes, count):
+                write(line)
     yield
 
 

@@ -17,7 +17,7 @@ from typing import Sequence
 from perf.analysis.intervals import benchmark_mean_interval
 from perf.pytest_plugin.fixture import BenchmarkStats
 from perf.pytest_plugin.measure import IN_PYTEST
-from perf.pytest_plugin.workers import Progress
+from perf.pytest_plugin.workers import Outcomes, Progress
 
 #: (seconds at least, factor, unit) of the table's time column
 _UNITS = ((1.0, 1.0, "s"), (1e-3, 1e3, "ms"), (1e-6, 1e6, "us"), (0.0, 1e9, "ns"))
@@ -98,3 +98,21 @@ def progress_line(progress: Progress, benchmarks: int) -> str:
         f"perf: worker process {progress.process}/{progress.processes}: "
         f"{progress.measured}/{benchmarks} benchmarks measured{done} in {progress.seconds:.1f} s"
     )
+
+
+def outcome_lines(outcomes: Outcomes, benchmarks: int) -> list[str]:
+    """After the workers: the benchmark tests they did not measure, and why."""
+    lines = []
+    if outcomes.pedantic:
+        lines.append(
+            f"perf: {len(outcomes.pedantic)} benchmark tests use benchmark.pedantic: they run in pytest's process"
+        )
+    if outcomes.errors:
+        lines.append(f"perf: {len(outcomes.errors)} benchmark tests failed in a worker process: their tests will fail")
+    missing = benchmarks - len(outcomes.runs) - len(outcomes.pedantic) - len(outcomes.errors)
+    if missing > 0:
+        lines.append(
+            f"perf: {missing} benchmark tests were not measured by the workers (skipped there, or benchmark() "
+            "not reached): measured in pytest's process if they call benchmark()"
+        )
+    return lines

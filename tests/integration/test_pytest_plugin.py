@@ -103,6 +103,7 @@ def test_a_session_measures_in_worker_processes_and_writes_both_files(tmp_path):
     assert "perf: measuring 9 benchmark tests in 3 worker processes ..." in output
     # the pedantic test is measured in pytest's process
     assert "perf: worker process 3/3: 8/9 benchmarks measured in" in output
+    assert "perf: 1 benchmark tests use benchmark.pedantic: they run in pytest's process" in output
 
     records = [line.split() for line in (tmp_path / "pids.txt").read_text().splitlines()]
     parents = {pid for tag, pid in records if tag == "after"}

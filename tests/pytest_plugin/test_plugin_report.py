@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from test_plugin_fixture import WORKERS, fixture
 
-from perf.pytest_plugin.report import progress_line, results_table
-from perf.pytest_plugin.workers import Progress
+from perf.pytest_plugin.report import outcome_lines, progress_line, results_table
+from perf.pytest_plugin.workers import Outcomes, Progress
 
 
 def finished(group=None, **node_fields):
@@ -63,3 +63,17 @@ def test_progress_of_a_process_still_running():
     assert progress_line(Progress(1, 6, 7, 10.0, ended=False), 20) == (
         "perf: worker process 1/6: 7/20 benchmarks measured so far in 10.0 s"
     )
+
+
+def test_what_the_workers_did_not_measure():
+    outcomes = Outcomes()
+    outcomes.add("a", WORKERS["tests/test_a.py::test_x"])
+    outcomes.pedantic.update({"b", "c"})
+    outcomes.errors["d"] = "tail"
+    assert outcome_lines(outcomes, 5) == [
+        "perf: 2 benchmark tests use benchmark.pedantic: they run in pytest's process",
+        "perf: 1 benchmark tests failed in a worker process: their tests will fail",
+        "perf: 1 benchmark tests were not measured by the workers (skipped there, or benchmark() not reached): "
+        "measured in pytest's process if they call benchmark()",
+    ]
+    assert outcome_lines(outcomes, 4) == outcome_lines(outcomes, 5)[:2]
