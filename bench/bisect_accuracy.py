@@ -58,10 +58,12 @@ PHASE = (1.0, 6.0)
 TARGET_RIGHT, TARGET_MEDIAN = 0.9, 600.0
 
 
-def start_load(kind: str, seed: int, log_path: str) -> subprocess.Popen[bytes] | None:
+def start_load(kind: str, seed: int, log_path: str, script: str = __file__) -> subprocess.Popen[bytes] | None:
+    """Run *script*'s ``load`` command (this one's by default) in its own
+    process group."""
     if kind == "none":
         return None
-    command = [sys.executable, os.path.abspath(__file__), "load", kind, str(seed), log_path]
+    command = [sys.executable, os.path.abspath(script), "load", kind, str(seed), log_path]
     return subprocess.Popen(command, start_new_session=True)  # its own group: stopped with its children
 
 

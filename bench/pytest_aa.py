@@ -45,16 +45,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
 import os
 import re
 import shlex
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -62,16 +59,15 @@ from typing import NamedTuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bisect_accuracy import busy_share
+from bisect_accuracy import busy_share, start_load, stop_load
 from busy_compare import load_main
 from pytest_suite import (
     LABELS,
-    PERF_PYTHON,
-    PTB_PYTHON,
     ROOT,
     SUITE_FILE,
     TOOLS,
     Tee,
+    parse_with_tools,
     run_session,
     short_name,
     versions,
@@ -109,21 +105,6 @@ class Pair(NamedTuple):
     changes: list[float]
     #: session B's exit status
     status: int
-
-
-def start_load(kind: str, seed: int, log_path: str) -> subprocess.Popen[bytes] | None:
-    if kind == "none":
-        return None
-    command = [sys.executable, os.path.abspath(__file__), "load", kind, str(seed), log_path]
-    return subprocess.Popen(command, start_new_session=True)  # its own group: stopped with its children
-
-
-def stop_load(load: subprocess.Popen[bytes] | None) -> None:
-    if load is None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(load.pid, signal.SIGTERM)
-    load.wait()
 
 
 def ptb_means(path: str) -> dict[str, float]:
@@ -243,18 +224,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--load", choices=("mixed", "cpu", "memory", "none"), default="mixed")
     parser.add_argument("--seed", type=int, default=25, help="the load's seed (default: 25)")
     parser.add_argument("--budget", choices=("fast", "default", "rigorous"), help="--perf-budget (default: none given)")
-    parser.add_argument("--tools", default="ptb,perf", help="which tools: ptb, perf or ptb,perf (default)")
     parser.add_argument("--output", metavar="FILE", help="write the printed report there too")
     parser.add_argument(
         "--keep", metavar="DIR", help="write the test file, JSON files and load log there and keep them"
     )
-    parser.add_argument("--ptb-python", default=PTB_PYTHON, help=f"with pytest-benchmark (default: {PTB_PYTHON})")
-    parser.add_argument("--perf-python", default=PERF_PYTHON, help=f"with perf's plugin (default: {PERF_PYTHON})")
-    args = parser.parse_args()
-    args.tools = tuple(tool for tool in args.tools.split(",") if tool)
-    if not args.tools or any(tool not in TOOLS for tool in args.tools):
-        parser.error("--tools: ptb, perf or ptb,perf")
-    return args
+    return parse_with_tools(parser)
 
 
 def run(args: argparse.Namespace, folder: str) -> None:
@@ -270,7 +244,7 @@ def run(args: argparse.Namespace, folder: str) -> None:
     print()
     print(f"{'pair':>4}  {'tool':16}  {'wall A':>8} {'wall B':>8}  {'busy':>4}  claims  B")
     log_path = os.path.join(folder, "load.jsonl")
-    load = start_load(args.load, args.seed, log_path)
+    load = start_load(args.load, args.seed, log_path, script=__file__)  # this script's "load": 2-6 s phases
     pairs = []
     try:
         for number in range(1, args.pairs + 1):

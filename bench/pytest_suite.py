@@ -448,6 +448,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--budget", choices=("fast", "default", "rigorous"), help="--perf-budget (default: none given)")
     parser.add_argument("--output", metavar="FILE", help="write the printed report there too")
     parser.add_argument("--keep", metavar="DIR", help="write the test file and the JSON files there and keep them")
+    return parse_with_tools(parser)
+
+
+def parse_with_tools(parser: argparse.ArgumentParser) -> argparse.Namespace:
+    """Add --tools, --ptb-python and --perf-python to *parser*, parse, and
+    check --tools (pytest_aa.py has the same options)."""
     parser.add_argument("--tools", default="ptb,perf", help="which tools: ptb, perf or ptb,perf (default)")
     parser.add_argument("--ptb-python", default=PTB_PYTHON, help=f"with pytest-benchmark (default: {PTB_PYTHON})")
     parser.add_argument("--perf-python", default=PERF_PYTHON, help=f"with perf's plugin (default: {PERF_PYTHON})")

@@ -16,13 +16,11 @@ Must not: print, spawn processes, compute statistics (perf.analysis does).
 
 from __future__ import annotations
 
-import gc
-import sys
 from typing import Any, Callable, NamedTuple, Protocol, Sequence
 
 from perf.analysis.round_stats import FIELDS, round_stats
 from perf.model.benchmark import Benchmark
-from perf.pytest_plugin.measure import IN_PYTEST, call_once, is_async, pedantic_benchmark
+from perf.pytest_plugin.measure import IN_PYTEST, call_once, is_async, pedantic_benchmark, timing
 from perf.pytest_plugin.options import Settings
 
 
@@ -316,13 +314,7 @@ def _timed_round(
     """One round: ``plan.iterations`` calls timed as one; (seconds, the
     last result when there was one call)."""
     target = plan.target
-    trace, profile = sys.gettrace(), sys.getprofile()
-    sys.settrace(None)
-    sys.setprofile(None)
-    collecting = gc.isenabled()
-    if disable_gc:
-        gc.disable()
-    try:
+    with timing(disable_gc):
         result = None
         if plan.iterations == 1:
             start = timer()
@@ -334,8 +326,3 @@ def _timed_round(
                 target(*args, **kwargs)
             end = timer()
         return end - start, result
-    finally:
-        if disable_gc and collecting:
-            gc.enable()
-        sys.settrace(trace)
-        sys.setprofile(profile)

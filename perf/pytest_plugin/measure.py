@@ -16,13 +16,14 @@ Must not: print, spawn processes, decide how many processes run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import gc
 import inspect
 import math
 import sys
 import threading
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from perf.measure.child.sampling import TimeFunction
 from perf.measure.child.tasks import Task, async_time_function, empty_loop_time_function, func_time_function
@@ -93,24 +94,31 @@ def call_once(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any
     return outside_event_loop(run)
 
 
+@contextlib.contextmanager
+def timing(disable_gc: bool) -> Iterator[None]:
+    """While timing: no trace or profile hook (a coverage tracer would be
+    timed), and no garbage collector when asked; all put back after."""
+    trace, profile = sys.gettrace(), sys.getprofile()
+    sys.settrace(None)
+    sys.setprofile(None)
+    collecting = gc.isenabled()
+    if disable_gc:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if disable_gc and collecting:
+            gc.enable()
+        sys.settrace(trace)
+        sys.setprofile(profile)
+
+
 def _quiet(time_function: TimeFunction, disable_gc: bool) -> TimeFunction:
-    """The time function without trace and profile hooks (a coverage
-    tracer would be timed), and without the GC when asked."""
+    """The time function, run :func:`timing`."""
 
     def quiet(loops: int) -> float:
-        trace, profile = sys.gettrace(), sys.getprofile()
-        sys.settrace(None)
-        sys.setprofile(None)
-        collecting = gc.isenabled()
-        if disable_gc:
-            gc.disable()
-        try:
+        with timing(disable_gc):
             return time_function(loops)
-        finally:
-            if disable_gc and collecting:
-                gc.enable()
-            sys.settrace(trace)
-            sys.setprofile(profile)
 
     return quiet
 

@@ -108,3 +108,24 @@ def test_disable_gc_restores_the_gc():
     )
     assert seen and not any(seen)
     assert gc.isenabled()
+
+
+def test_timing_pauses_trace_hooks_and_puts_them_back():
+    import gc
+    import sys
+
+    from perf.pytest_plugin.measure import timing
+
+    def tracer(frame, event, arg):
+        return None
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        with timing(disable_gc=True):
+            inside = (sys.gettrace(), gc.isenabled())
+        after = (sys.gettrace(), gc.isenabled())
+    finally:
+        sys.settrace(previous)
+    assert inside == (None, False)
+    assert after == (tracer, True)
