@@ -277,9 +277,57 @@ def perf_results(path: str) -> dict[str, tuple[float, float, int]]:
     return results
 
 
+#: the floor: the same tests run once each, no measuring (perf's venv)
+FLOOR = "floor"
+
+
+def run_floor(number: int, args: argparse.Namespace, folder: str) -> Session:
+    """pytest running the suite's tests with --benchmark-disable: what any
+    session costs before a benchmark is measured."""
+    command = [args.perf_python, "-m", "pytest", "-p", "no:cacheprovider", "-q", SUITE_FILE, "--benchmark-disable"]
+    _done, wall = run_session(command, folder)
+    print(f"round {number}: {'floor':16} {wall:7.1f} s (--benchmark-disable)", flush=True)
+    return Session(FLOOR, number, wall, {})
+
+
+#: stdlib timeit in one process, each benchmark's call: the peer of the means
+TIMEIT_SCRIPT = """
+import json, sys, timeit
+sys.path.insert(0, ".")
+
+class Fixture:
+    def __call__(self, fn, *args, **kwargs):
+        call = lambda: fn(*args, **kwargs)
+        timer = timeit.Timer(call)
+        number, _ = timer.autorange()
+        times = [t / number for t in timer.repeat(5, number)]
+        RESULTS[NAME] = (min(times), sum(times) / len(times))
+        return call()
+
+RESULTS = {}
+import test_suite
+for NAME in [name for name in dir(test_suite) if name.startswith("test_")]:
+    getattr(test_suite, NAME)(Fixture())
+print(json.dumps(RESULTS))
+"""
+
+
+def timeit_means(args: argparse.Namespace, folder: str) -> dict[str, tuple[float, float]]:
+    """Each benchmark under stdlib timeit (autorange, 5 repeats): (min, mean) per call."""
+    done = subprocess.run(
+        [args.perf_python, "-c", TIMEIT_SCRIPT],
+        cwd=folder,
+        env=session_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return {name: tuple(value) for name, value in json.loads(done.stdout).items()}
+
+
 def run_round(number: int, args: argparse.Namespace, folder: str) -> list[Session]:
     order = list(args.tools) if number % 2 else list(reversed(args.tools))
-    sessions = []
+    sessions = [run_floor(number, args, folder)]
     for tool in order:
         tag = f"{number}"
         command = session_command(tool, args, folder, tag)
@@ -344,6 +392,12 @@ def tool_row(sessions: list[Session], tool: str, name: str) -> Row | None:
 
 def report_walls(sessions: list[Session], tools: list[str]) -> list[float]:
     """The wall times; perf/ptb of each round (both tools)."""
+    floor = sorted(s.wall for s in sessions if s.tool == FLOOR)
+    if floor:
+        print(
+            f"{'floor':16} session wall time: median {statistics.median(floor):.1f} s, range {floor[0]:.1f}-"
+            f"{floor[-1]:.1f} s (the same tests, each function once: --benchmark-disable)"
+        )
     for tool in tools:
         walls = sorted(s.wall for s in sessions if s.tool == tool)
         print(
@@ -392,6 +446,30 @@ def report_table(sessions: list[Session], tools: list[str]) -> dict[str, list[Ro
             line += f" | {rows['perf'][-1].mean / rows['ptb'][-1].mean:>8.3f}"
         print(line)
     return rows
+
+
+def report_timeit(sessions: list[Session], peers: dict[str, tuple[float, float]]) -> None:
+    """Each tool's mean (median of its sessions) against stdlib timeit's
+    best and mean of 5 repeats, measured after the sessions."""
+    print()
+    print("stdlib timeit, one process (autorange, 5 repeats), after the sessions; ratios: tool mean / timeit mean")
+    tools = [tool for tool in TOOLS if any(s.tool == tool for s in sessions)]
+    header = f"{'benchmark':24} {'timeit min':>11} {'timeit mean':>11}" + "".join(
+        f" {tool + '/timeit':>14}" for tool in tools
+    )
+    print(header)
+    print("-" * len(header))
+    ratios: dict[str, list[float]] = {tool: [] for tool in tools}
+    for name, (best, mean) in sorted(peers.items(), key=lambda item: item[1][1]):
+        line = f"{name:24} {format_time(best):>11} {format_time(mean):>11}"
+        for tool in tools:
+            means = [s.results[name][0] for s in sessions if s.tool == tool and name in s.results]
+            ratio = statistics.median(means) / mean if means else math.nan
+            ratios[tool].append(ratio)
+            line += f" {ratio:>14.3f}"
+        print(line)
+    for tool in tools:
+        print(f"{LABELS[tool]}: mean / timeit mean, median over the benchmarks {statistics.median(ratios[tool]):.3f}")
 
 
 def report(sessions: list[Session], args: argparse.Namespace) -> None:
@@ -485,6 +563,7 @@ def main() -> None:
         for number in range(1, args.rounds + 1):
             sessions.extend(run_round(number, args, folder))
         report(sessions, args)
+        report_timeit(sessions, timeit_means(args, folder))
         print(f"load average at the end: {os.getloadavg()[0]:.2f}")
         if args.keep:
             print(f"files kept in {folder}")
