@@ -252,18 +252,17 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, None, None]:
             if reporter is not None:
                 reporter.write_line(line)
 
-        count = sum(1 for item in session.items if "benchmark" in getattr(item, "fixturenames", ()))
-        if count and not perf_session.disabled:
-            budget = perf_session.budget
-            write(f"perf: measuring {count} benchmark tests in {budget.processes} worker processes ...")
-        lock = _lock(write) if count and not perf_session.disabled else None
-        try:
+        chosen = perf_session.benchmark_items(session.items)
+        if chosen:
+            count = len(chosen)
+            write(f"perf: measuring {count} benchmark tests in {perf_session.budget.processes} worker processes ...")
             cache = config.pluginmanager.get_plugin("cacheprovider") is not None
-            perf_session.measure(session.items, lambda progress: write(progress_line(progress, count)), cache)
-        finally:
-            if lock is not None:
+            lock = _lock(write)
+            try:
+                perf_session.measure(chosen, lambda progress: write(progress_line(progress, count)), cache)
+            finally:
                 lock.release()
-        if perf_session.outcomes is not None:
+            assert perf_session.outcomes is not None
             for line in outcome_lines(perf_session.outcomes, count):
                 write(line)
     yield

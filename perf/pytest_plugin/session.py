@@ -135,20 +135,23 @@ class PerfSession:
 
     # -- the workers ----------------------------------------------------------
 
-    def measure(self, items: Sequence[Any], on_progress: Callable[[Progress], None], cache: bool = True) -> int:
-        """Run the worker processes for every test of *items* that uses
-        the fixture; the number of those tests."""
+    def benchmark_items(self, items: Sequence[Any]) -> list[Any]:
+        """The tests of *items* the workers measure: those that use the
+        fixture and are not skipped by a mark (none when measuring is off)."""
+        if self.disabled:
+            return []
         chosen = [item for item in items if "benchmark" in getattr(item, "fixturenames", ())]
-        chosen = [item for item in chosen if item.get_closest_marker("skip") is None]
-        if self.disabled or not chosen:
-            return 0
+        return [item for item in chosen if item.get_closest_marker("skip") is None]
+
+    def measure(self, chosen: Sequence[Any], on_progress: Callable[[Progress], None], cache: bool = True) -> None:
+        """Run the worker processes for the tests of *chosen*
+        (:meth:`benchmark_items`)."""
         nodeids = [item.nodeid for item in chosen]
         paths = sorted({str(item.path) for item in chosen})
         command = pytest_command(self.invocation_args)
         self.outcomes = run_workers(
             nodeids, paths, self.budget, command=command, cwd=self.invocation_dir, on_progress=on_progress, cache=cache
         )
-        return len(nodeids)
 
     # -- the Results protocol of the fixture ------------------------------------
 

@@ -252,10 +252,10 @@ def test_a_usage_error_is_one_line_and_keeps_the_files(tmp_path):
 
 def test_collect_only_runs_no_worker(tmp_path):
     write(tmp_path, "test_suite.py", SUITE)
-    for option in ("--collect-only", "--setup-plan"):
+    for option in ("--collect-only", "--setup-plan", "--benchmark-skip"):
         result = run_pytest(tmp_path, option)
         assert result.returncode == 0, result.stdout
-        assert "perf: worker process" not in result.stdout
+        assert "perf: measuring" not in result.stdout
     assert not (tmp_path / "pids.txt").exists()
 
 
