@@ -20,7 +20,7 @@ from typing import Any, Callable, NamedTuple, Protocol, Sequence
 
 from perf.analysis.round_stats import FIELDS, round_stats
 from perf.model.benchmark import Benchmark
-from perf.pytest_plugin.measure import IN_PYTEST, call_once, is_async, pedantic_benchmark, timing
+from perf.pytest_plugin.measure import IN_WORKERS, MEASURED_IN, call_once, is_async, pedantic_benchmark, timing
 from perf.pytest_plugin.options import Settings
 
 
@@ -56,7 +56,7 @@ class BenchmarkStats:
     """``benchmark.stats``: a benchmark's identity, options, values and
     perf runs (pytest-benchmark's ``Metadata``)."""
 
-    def __init__(self, fixture: BenchmarkFixture, benchmark: Benchmark, iterations: int, measured_in: str) -> None:
+    def __init__(self, fixture: BenchmarkFixture, benchmark: Benchmark, iterations: int) -> None:
         self.fixture = fixture
         self.name = fixture.name
         self.fullname = fixture.fullname
@@ -68,8 +68,8 @@ class BenchmarkStats:
         self.iterations = iterations
         #: perf's runs of this test (a calibration run has no values)
         self.perf = benchmark
-        #: "worker processes" or "pytest process"
-        self.measured_in = measured_in
+        #: "worker processes" or "pytest process", as the runs say
+        self.measured_in: str = benchmark.get_runs()[-1].get_metadata().get(MEASURED_IN, IN_WORKERS)
         self.stats = Stats(benchmark.get_values())
         self.cprofile_stats = None
 
@@ -199,17 +199,14 @@ class BenchmarkFixture:
                 raise BenchmarkFailed(measured)
             if measured is None:
                 measured = self._results.measure_here(self, function_to_benchmark, args, kwargs)
-                where = IN_PYTEST
-            else:
-                where = "worker processes"
-            self._finish(measured, int(measured.get_loops()), where)
+            self._finish(measured, int(measured.get_loops()))
             return result
         except BaseException:
             self.has_error = True
             raise
 
-    def _finish(self, benchmark: Benchmark, iterations: int, measured_in: str) -> None:
-        self.stats = BenchmarkStats(self, benchmark, iterations, measured_in)
+    def _finish(self, benchmark: Benchmark, iterations: int) -> None:
+        self.stats = BenchmarkStats(self, benchmark, iterations)
         self._results.add(self.stats)
 
     def pedantic(  # noqa: PLR0917  (pytest-benchmark's signature)
@@ -258,7 +255,7 @@ class BenchmarkFixture:
             result = plan.target(*args, **kwargs)
             plan.tear_down(args, kwargs)
         measured = pedantic_benchmark(self.fullname, data, plan.iterations, plan.warmup_rounds)
-        self._finish(measured, plan.iterations, IN_PYTEST)
+        self._finish(measured, plan.iterations)
         return result
 
     def weave(self, target: Any, **kwargs: Any) -> None:

@@ -11,16 +11,17 @@ import pytest
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.pytest_plugin.fixture import BenchmarkFailed, BenchmarkFixture, FixtureAlreadyUsed
-from perf.pytest_plugin.measure import IN_PYTEST
+from perf.pytest_plugin.measure import IN_PYTEST, MEASURED_IN
 from perf.pytest_plugin.options import Settings
 
 SETTINGS = Settings(None, 0.000005, 1.0, 5, time.perf_counter, False, None, 100000)
 
 
-def runs(name, *process_values, loops=100):
-    return Benchmark(
-        [Run(values, metadata={"name": name, "loops": loops}, collect_metadata=False) for values in process_values]
-    )
+def runs(name, *process_values, loops=100, measured_in=None):
+    metadata = {"name": name, "loops": loops}
+    if measured_in is not None:
+        metadata[MEASURED_IN] = measured_in
+    return Benchmark([Run(values, metadata=metadata, collect_metadata=False) for values in process_values])
 
 
 class FakeResults:
@@ -36,7 +37,7 @@ class FakeResults:
 
     def measure_here(self, fixture, fn, args, kwargs):
         self.measured_here.append(fixture.fullname)
-        return runs(fixture.fullname, (1.0, 2.0), loops=1)
+        return runs(fixture.fullname, (1.0, 2.0), loops=1, measured_in=IN_PYTEST)
 
     def add(self, stats):
         self.added.append(stats)
