@@ -178,6 +178,11 @@ FAILING = """
 
     def test_after_the_crash(benchmark):
         benchmark(len, "abc")
+
+    def test_fixture_asked_late(request):
+        benchmark = request.getfixturevalue("benchmark")
+        assert benchmark(len, "abc") == 3
+        assert benchmark.stats.measured_in == "pytest process"
 """
 
 
@@ -191,6 +196,7 @@ def test_a_failing_function_fails_its_test_with_the_error_tail(tmp_path):
     assert "RuntimeError: only in a worker" in output
     assert "a worker process died while measuring it (exit status 3)" in output
     assert "PASSED test_failing.py::test_after_the_crash" in output
+    assert "PASSED test_failing.py::test_fixture_asked_late" in output  # measured in pytest's process
     assert "Traceback" not in result.stderr
 
 
