@@ -116,3 +116,20 @@ def outcome_lines(outcomes: Outcomes, benchmarks: int) -> list[str]:
             "not reached): measured in pytest's process if they call benchmark()"
         )
     return lines
+
+
+def saved_comparison_table(rows: Sequence[tuple[str, float, float | None]]) -> list[str]:
+    """``--benchmark-compare``: one row per benchmark of this session
+    (``name (NOW)``) and per saved run it matches (``name (source)``), with
+    its mean and, for a saved run, how this session's mean differs."""
+    if not rows:
+        return []
+    factor, unit = _unit(min(mean for _, mean, _ in rows))
+    width = max(len(name) for name, _, _ in rows)
+    title = f"Name (mean, time in {unit})"
+    width = max(width, len(title))
+    lines = [f"{title:<{width}}  {'Mean':>14}  {'Change':>8}"]
+    for name, mean, current in rows:
+        change = "" if current is None else f"{current / mean - 1:+.1%}" if mean else "-"
+        lines.append(f"{name:<{width}}  {mean * factor:14,.4f}  {change:>8}".rstrip())
+    return lines

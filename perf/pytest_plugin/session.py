@@ -26,6 +26,7 @@ from perf.pytest_plugin import compat_json
 from perf.pytest_plugin.fixture import BenchmarkFixture, BenchmarkStats
 from perf.pytest_plugin.measure import IN_PYTEST, measure_function
 from perf.pytest_plugin.options import IGNORED_OPTIONS, PytestBudget, Settings
+from perf.pytest_plugin.report import saved_comparison_table
 from perf.pytest_plugin.workers import Outcomes, Progress, WorkerRecorder, WorkerSpec, pytest_command, run_workers
 from perf.storage.files import write_atomic
 
@@ -271,25 +272,22 @@ class PerfSession:
         return lines
 
     def _pytest_benchmark_compare(self, results: list[BenchmarkStats]) -> list[str]:
-        lines = []
+        rows: list[tuple[str, float, float | None]] = []
         failures = []
-        width = max(len(stats.name) for stats in results) + 30
-        lines.append(f"{'Name (mean, time in us)':<{width}} {'Mean':>12} {'Change':>8}")
         for stats in results:
-            mean = stats.stats.as_dict()["mean"]
-            lines.append(f"{stats.name + ' (NOW)':<{width}} {mean * 1e6:12,.4f}")
+            current = stats.stats.as_dict()
+            rows.append((f"{stats.name} (NOW)", current["mean"], None))
             for source, document in self.compared:
                 for entry in document.get("benchmarks", ()):
                     if entry.get("fullname") != stats.fullname:
                         continue
                     old = entry["stats"]
-                    change = f"{mean / old['mean'] - 1:+.1%}" if old["mean"] else "-"
-                    lines.append(f"{stats.name + f' ({source[:25]})':<{width}} {old['mean'] * 1e6:12,.4f} {change:>8}")
+                    rows.append((f"{stats.name} ({source})", old["mean"], current["mean"]))
                     for check in self.fail_checks:
-                        current = stats.stats.as_dict()[check.field]
-                        failure = check.failure(current, old[check.field])
+                        failure = check.failure(current[check.field], old[check.field])
                         if failure:
                             failures.append(f"\t{stats.name} ({source}) - {failure}")
+        lines = saved_comparison_table(rows)
         if failures:
             self.slower = True
             lines.append("Performance has regressed:")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from test_plugin_fixture import WORKERS, fixture
 
-from perf.pytest_plugin.report import outcome_lines, progress_line, results_table
+from perf.pytest_plugin.report import outcome_lines, progress_line, results_table, saved_comparison_table
 from perf.pytest_plugin.workers import Outcomes, Progress
 
 
@@ -77,3 +77,14 @@ def test_what_the_workers_did_not_measure():
         "measured in pytest's process if they call benchmark()",
     ]
     assert outcome_lines(outcomes, 4) == outcome_lines(outcomes, 5)[:2]
+
+
+def test_saved_comparison_table():
+    rows = [("test_a (NOW)", 2e-6, None), ("test_a (0001_x)", 1.6e-6, 2e-6), ("test_b (NOW)", 5e-7, None)]
+    assert saved_comparison_table(rows) == [
+        "Name (mean, time in ns)            Mean    Change",
+        "test_a (NOW)                 2,000.0000",
+        "test_a (0001_x)              1,600.0000    +25.0%",
+        "test_b (NOW)                   500.0000",
+    ]
+    assert saved_comparison_table([]) == []
