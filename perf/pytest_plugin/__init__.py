@@ -1,4 +1,5 @@
-"""perf's pytest plugin (the ``pytest11`` entry point named ``perf``).
+"""perf's pytest plugin (the ``pytest11`` entry point named ``perf``, or
+``-p perf.pytest_plugin``).
 
 This module only decides whether the plugin is active.  pytest-benchmark
 defines the same options and the same ``benchmark`` fixture: with both
@@ -19,6 +20,9 @@ from typing import Any
 
 #: the name pytest-benchmark's plugin is registered under
 PYTEST_BENCHMARK = "benchmark"
+
+#: the name of the notice plugin
+NOTICE = "perf-inactive"
 
 INACTIVE = (
     "perf: pytest-benchmark is installed, so perf's pytest plugin is off "
@@ -58,8 +62,11 @@ class _Notice:
 
 
 def pytest_addoption(parser: Any, pluginmanager: Any) -> None:
+    """Register the plugin, or the notice that it is off; once, however
+    many times this module and :mod:`perf.pytest_plugin.entry` are loaded."""
     if other_plugin_active(pluginmanager):
-        pluginmanager.register(_Notice(), "perf-inactive")
+        if pluginmanager.get_plugin(NOTICE) is None:
+            pluginmanager.register(_Notice(), NOTICE)
         return
     from perf.pytest_plugin import plugin
 

@@ -275,6 +275,15 @@ def test_under_xdist_benchmarks_run_once_with_one_line(tmp_path):
     assert [line.split()[0] for line in records] == ["left"]  # the test body once, no worker
 
 
+@pytest.mark.parametrize("autoload", ["", "1"], ids=["autoload", "no autoload"])
+def test_loaded_by_name_too(tmp_path, autoload):
+    write(tmp_path, "test_which.py", "def test_which(benchmark):\n    assert benchmark(len, 'ab') == 2\n")
+    environ = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": autoload} if autoload else {}
+    result = run_pytest(tmp_path, "-W", "error", "-p", "perf.pytest_plugin", "--benchmark-disable", env=environ)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout
+
+
 FAKE_PLUGIN = """
     import pytest
 
