@@ -46,6 +46,8 @@ def test_usage_errors_before_any_test(pytester, args, message):
         (["--perf-fail-on-slowdown", "x"], "'x' is not a percentage"),
     ],
 )
+# pytest 7 with pluggy >= 1.4 warns on every usage error (its own hookwrapper)
+@pytest.mark.filterwarnings("ignore:A plugin raised an exception during an old-style hookwrapper teardown")
 def test_bad_values_are_argument_errors(pytester, args, message):
     with pytest.raises(pytest.UsageError) as error:
         configure(pytester, *args)
