@@ -3,7 +3,7 @@
 A :class:`BenchmarkFixture` is made for each test that asks for it.  In
 pytest's process, ``benchmark(fn)`` calls ``fn`` once for its result and
 takes the numbers that the worker processes measured for this test
-(:class:`perf.pytest_plugin.session.Results`); ``benchmark.pedantic``
+(:class:`Results`, which the session implements); ``benchmark.pedantic``
 times the rounds the user fixed, here, as pytest-benchmark does.  In a
 worker process the fixture measures instead, and ends the test there.
 
@@ -178,6 +178,11 @@ class BenchmarkFixture:
     @property
     def enabled(self) -> bool:
         return not self.disabled
+
+    @property
+    def used(self) -> bool:
+        """The test called ``benchmark(...)`` or ``benchmark.pedantic(...)``."""
+        return self._mode is not None
 
     def _use(self, mode: str) -> None:
         if self._mode:

@@ -354,7 +354,7 @@ def benchmark(request: pytest.FixtureRequest) -> Generator[BenchmarkFixture, Non
         fixture = BenchmarkFixture(node, settings, session, disabled=session.disabled)
     node.stash[FIXTURE] = fixture
     yield fixture
-    if fixture._mode is None and not fixture.skipped and session.worker is None:
+    if not fixture.used and not fixture.skipped and session.worker is None:
         node.warn(PerfBenchmarkWarning("Benchmark fixture was not used at all in this test!"))
 
 

@@ -93,3 +93,16 @@ def test_benchmark_enable_cancels_disable(pytester):
 def test_compare_without_saved_files_is_a_note(pytester, tmp_path):
     session = configure(pytester, "--benchmark-compare", "--benchmark-storage", str(tmp_path / "none"))
     assert session.summary == [f"perf: can't compare: no benchmark files in {str(tmp_path / 'none')!r}"]
+
+
+def test_an_unused_fixture_warns_unless_the_test_skipped(pytester):
+    pytester.makepyfile(
+        "import pytest\n\n"
+        "def test_unused(benchmark):\n    pass\n\n"
+        "def test_skipped(benchmark):\n    pytest.skip('not here')\n"
+    )
+    result = pytester.runpytest("--benchmark-disable", "-p", "no:cacheprovider", "-W", "error::pytest.PytestWarning")
+    # the warning, made an error at the teardown of test_unused only
+    result.assert_outcomes(passed=1, skipped=1, errors=1)
+    result.stdout.fnmatch_lines(["*PerfBenchmarkWarning: Benchmark fixture was not used at all in this test!"])
+    result.stdout.fnmatch_lines(["ERROR *::test_unused - *"])
