@@ -16,6 +16,8 @@ Must not: print, spawn processes, compute statistics (perf.analysis does).
 
 from __future__ import annotations
 
+import json
+import types
 from typing import Any, Callable, NamedTuple, Protocol, Sequence
 
 from perf.analysis.round_stats import FIELDS, round_stats
@@ -76,6 +78,27 @@ class BenchmarkStats:
     @property
     def has_error(self) -> bool:
         return self.fixture.has_error
+
+    def payload(self) -> str:
+        """This benchmark as JSON text, for a report of an xdist worker."""
+        from perf.storage.files import dumps
+
+        entry = self.as_dict(include_data=False, stats=False)
+        entry.update(iterations=self.iterations, perf=dumps(self.perf))
+        return json.dumps(entry, default=repr)
+
+    @classmethod
+    def from_payload(cls, text: str) -> BenchmarkStats:
+        """The benchmark of an xdist worker's report (:meth:`payload`)."""
+        from perf.storage.files import loads_benchmark
+
+        entry = json.loads(text)
+        reported = types.SimpleNamespace(
+            has_error=False,
+            settings=types.SimpleNamespace(as_pytest_benchmark=lambda: entry["options"]),
+            **{key: entry[key] for key in ("name", "fullname", "group", "param", "params", "extra_info")},
+        )
+        return cls(reported, loads_benchmark(entry["perf"]), entry["iterations"])  # type: ignore[arg-type]
 
     @property
     def processes(self) -> int:
@@ -168,6 +191,9 @@ class BenchmarkFixture:
         self.group = settings.group
         self.extra_info: dict[str, Any] = {}
         self.disabled = disabled
+        #: pedantic rounds run in pytest's process: not beside xdist's other
+        #: tests (they run once, unmeasured, as when disabled)
+        self.pedantic_disabled = disabled
         self.skipped = False
         self.has_error = False
         self.stats: BenchmarkStats | None = None
@@ -242,7 +268,7 @@ class BenchmarkFixture:
 
     def _pedantic(self, plan: Pedantic) -> Any:
         __tracebackhide__ = True
-        if self.disabled:
+        if self.pedantic_disabled:
             args, kwargs = plan.arguments()
             return plan.target(*args, **kwargs)
         data = []

@@ -22,12 +22,14 @@ import pytest
 
 from perf.errors import PerfError
 from perf.pytest_plugin import options as opts
-from perf.pytest_plugin.fixture import BenchmarkFixture
+from perf.pytest_plugin.fixture import BenchmarkFixture, BenchmarkStats
 from perf.pytest_plugin.measure import call_once, measure_function
 from perf.pytest_plugin.report import outcome_lines, progress_line, results_table
 from perf.pytest_plugin.session import PerfSession
 
 SESSION = pytest.StashKey[PerfSession]()
+#: the name of a report's user property that carries a benchmark
+PAYLOAD = "perf_benchmark"
 FIXTURE = pytest.StashKey[BenchmarkFixture]()
 
 
@@ -183,20 +185,21 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
-def _xdist(config: pytest.Config) -> bool:
-    return getattr(config.option, "dist", "no") != "no" or "PYTEST_XDIST_WORKER" in os.environ
-
-
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "benchmark(**options): pytest-benchmark's settings of a benchmark test")
     option = config.option
     option.perf_budget = opts.BUDGETS[option.perf_budget_name]
     params = config.invocation_params
     try:
-        session = PerfSession(option, params.args, str(params.dir), _xdist(config))
+        distributed = getattr(option, "dist", "no") != "no"
+        session = PerfSession(
+            option, params.args, str(params.dir), distributed, xdist_worker="PYTEST_XDIST_WORKER" in os.environ
+        )
     except PerfError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[SESSION] = session
+    if session.xdist:
+        config.pluginmanager.register(_XdistReports(session), "perf-xdist-reports")
 
 
 def _session(config: pytest.Config) -> PerfSession:
@@ -211,7 +214,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool | None:
     """A worker collects only the files of the tests it measures."""
     session = config.stash.get(SESSION, None)
-    if session is None or session.worker is None or collection_path.is_dir():
+    if session is None or session.worker is None or session.worker.spec.list_only or collection_path.is_dir():
         return None
     if collection_path.name in ("conftest.py", "__init__.py"):
         return None
@@ -221,6 +224,15 @@ def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool |
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     session = _session(config)
+    if session.worker is not None and session.worker.spec.list_only:
+        # the benchmark tests, for xdist's controller, which collects nothing
+        if not config.option.benchmark_skip:
+            for item in items:
+                if "benchmark" in getattr(item, "fixturenames", ()) and item.get_closest_marker("skip") is None:
+                    session.worker.listed(item.nodeid, str(item.path))
+        config.hook.pytest_deselected(items=list(items))
+        items[:] = []
+        return
     if session.worker is not None:
         wanted = session.worker.wanted
         kept = [item for item in items if item.nodeid in wanted]
@@ -238,34 +250,68 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason="Skipping benchmark (--benchmark-skip active)."))
 
 
+def _writer(config: pytest.Config) -> Callable[[str], None]:
+    """A line to pytest's terminal (nothing without a terminal reporter)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+
+    def write(line: str) -> None:
+        if reporter is not None:
+            reporter.write_line(line)
+
+    return write
+
+
+def _tests_run(config: pytest.Config) -> bool:
+    option = config.option
+    return not (option.collectonly or getattr(option, "setuponly", False) or getattr(option, "setupplan", False))
+
+
+def _measure(config: pytest.Config, perf_session: PerfSession, nodeids: list[str], paths: list[str]) -> None:
+    """Run the worker processes on *nodeids*, with the CPU lock and lines
+    saying how far they are."""
+    write = _writer(config)
+    count = len(nodeids)
+    write(f"perf: measuring {count} benchmark tests in {perf_session.budget.processes} worker processes ...")
+    cache = config.pluginmanager.get_plugin("cacheprovider") is not None
+    lock = _lock(write)
+    try:
+        perf_session.measure(nodeids, paths, lambda progress: write(progress_line(progress, count)), cache)
+    finally:
+        lock.release()
+    assert perf_session.outcomes is not None
+    for line in outcome_lines(perf_session.outcomes, count, xdist=perf_session.xdist):
+        write(line)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtestloop(session: pytest.Session) -> Generator[None, None, None]:
     """Run the worker processes before the first test."""
     config = session.config
     perf_session = _session(config)
-    option = config.option
-    tests_run = not (option.collectonly or getattr(option, "setuponly", False) or getattr(option, "setupplan", False))
-    if perf_session.worker is None and tests_run and session.items:
-        reporter = config.pluginmanager.get_plugin("terminalreporter")
-
-        def write(line: str) -> None:
-            if reporter is not None:
-                reporter.write_line(line)
-
+    alone = perf_session.worker is None and not perf_session.xdist and not perf_session.xdist_worker
+    if alone and _tests_run(config) and session.items:
         chosen = perf_session.benchmark_items(session.items)
         if chosen:
-            count = len(chosen)
-            write(f"perf: measuring {count} benchmark tests in {perf_session.budget.processes} worker processes ...")
-            cache = config.pluginmanager.get_plugin("cacheprovider") is not None
-            lock = _lock(write)
-            try:
-                perf_session.measure(chosen, lambda progress: write(progress_line(progress, count)), cache)
-            finally:
-                lock.release()
-            assert perf_session.outcomes is not None
-            for line in outcome_lines(perf_session.outcomes, count):
-                write(line)
+            paths = sorted({str(item.path) for item in chosen})
+            _measure(config, perf_session, [item.nodeid for item in chosen], paths)
     yield
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: Any) -> None:
+    """Under xdist, measure before xdist starts its workers (serialised:
+    the workers would run the tests in parallel)."""
+    perf_session = _session(config)
+    if not perf_session.xdist or not _tests_run(config):
+        return
+    try:
+        nodeids, paths = perf_session.list_for_xdist()
+    except PerfError as exc:
+        _writer(config)(f"perf: ERROR: {exc}")
+        _writer(config)("perf: the benchmarks are not measured; each benchmark function runs once")
+        return
+    if nodeids:
+        _measure(config, perf_session, nodeids, paths)
 
 
 def _lock(write: Callable[[str], None]) -> Any:
@@ -296,8 +342,26 @@ def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Generator[None, A
     outcome = yield
     report = outcome.get_result()
     fixture = item.stash.get(FIXTURE, None)
-    if fixture is not None and report.when == "call" and report.skipped:
+    if fixture is None or report.when != "call":
+        return
+    if report.skipped:
         fixture.skipped = True
+    if _session(item.config).xdist_worker and fixture.stats is not None and not fixture.has_error:
+        # xdist's controller writes the files and the table: the report carries the benchmark there
+        report.user_properties.append((PAYLOAD, fixture.stats.payload()))
+
+
+class _XdistReports:
+    """Registered in xdist's controller: takes the benchmarks that its
+    workers' reports carry."""
+
+    def __init__(self, perf_session: PerfSession) -> None:
+        self.perf_session = perf_session
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == PAYLOAD:
+                self.perf_session.add(BenchmarkStats.from_payload(str(value)))
 
 
 class WorkerFixture(BenchmarkFixture):
@@ -352,6 +416,7 @@ def benchmark(request: pytest.FixtureRequest) -> Generator[BenchmarkFixture, Non
         fixture.budget = session.budget
     else:
         fixture = BenchmarkFixture(node, settings, session, disabled=session.disabled)
+        fixture.pedantic_disabled = session.disabled or session.xdist_worker
     node.stash[FIXTURE] = fixture
     yield fixture
     if not fixture.used and not fixture.skipped and session.worker is None:
@@ -362,7 +427,10 @@ def benchmark(request: pytest.FixtureRequest) -> Generator[BenchmarkFixture, Non
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     perf_session = config.stash.get(SESSION, None)
-    if perf_session is None or perf_session.worker is not None or exitstatus == pytest.ExitCode.INTERRUPTED:
+    if perf_session is None or perf_session.worker is not None or perf_session.xdist_worker:
+        return
+    perf_session.forget_results_file()
+    if exitstatus == pytest.ExitCode.INTERRUPTED:
         return
     lines = perf_session.summary
     try:
@@ -377,7 +445,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     perf_session = config.stash.get(SESSION, None)
-    if perf_session is None or perf_session.worker is not None:
+    if perf_session is None or perf_session.worker is not None or perf_session.xdist_worker:
         return
     lines = []
     if not config.option.benchmark_quiet:

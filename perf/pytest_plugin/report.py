@@ -100,13 +100,13 @@ def progress_line(progress: Progress, benchmarks: int) -> str:
     )
 
 
-def outcome_lines(outcomes: Outcomes, benchmarks: int) -> list[str]:
-    """After the workers: the benchmark tests they did not measure, and why."""
+def outcome_lines(outcomes: Outcomes, benchmarks: int, xdist: bool = False) -> list[str]:
+    """After the workers: the benchmark tests they did not measure, and why
+    (*xdist*: pedantic tests run once, unmeasured, beside xdist's others)."""
     lines = []
     if outcomes.pedantic:
-        lines.append(
-            f"perf: {len(outcomes.pedantic)} benchmark tests use benchmark.pedantic: they run in pytest's process"
-        )
+        where = "they run once, unmeasured, under xdist" if xdist else "they run in pytest's process"
+        lines.append(f"perf: {len(outcomes.pedantic)} benchmark tests use benchmark.pedantic: {where}")
     if outcomes.errors:
         lines.append(f"perf: {len(outcomes.errors)} benchmark tests failed in a worker process: their tests will fail")
     missing = benchmarks - len(outcomes.runs) - len(outcomes.pedantic) - len(outcomes.errors)

@@ -7,7 +7,10 @@ process it runs the worker processes before the first test
 (:meth:`PerfSession.measure`), gives each ``benchmark`` fixture its numbers
 (the :class:`perf.pytest_plugin.fixture.Results` protocol), and at the end
 writes the files (:meth:`PerfSession.write_files`) and compares
-(:meth:`PerfSession.compare`).  In a worker
+(:meth:`PerfSession.compare`).  Under xdist, pytest's process (xdist's
+controller) measures before xdist starts its workers; they read the
+outcomes from a file named in the environment (:data:`RESULTS_ENV`), and
+their reports carry each finished benchmark back to it.  In a worker
 process it only knows what to measure.
 
 Must not: print (the plugin shows :attr:`PerfSession.summary`), exit.
@@ -15,8 +18,10 @@ Must not: print (the plugin shows :attr:`PerfSession.summary`), exit.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
+import tempfile
 from typing import Any, Callable, Sequence
 
 from perf.errors import PerfError, UsageError
@@ -27,7 +32,15 @@ from perf.pytest_plugin.fixture import BenchmarkFixture, BenchmarkStats
 from perf.pytest_plugin.measure import IN_PYTEST, measure_function
 from perf.pytest_plugin.options import IGNORED_OPTIONS, PytestBudget, Settings
 from perf.pytest_plugin.report import saved_comparison_table
-from perf.pytest_plugin.workers import Outcomes, Progress, WorkerRecorder, WorkerSpec, pytest_command, run_workers
+from perf.pytest_plugin.workers import (
+    Outcomes,
+    Progress,
+    WorkerRecorder,
+    WorkerSpec,
+    list_benchmarks,
+    pytest_command,
+    run_workers,
+)
 from perf.storage.files import write_atomic
 
 
@@ -39,21 +52,34 @@ def _writable_folder(option: str, path: str) -> None:
         raise UsageError(f"{option}: {path} is a folder")
 
 
+#: the environment variable that gives xdist's workers the outcomes file
+RESULTS_ENV = "PERF_PYTEST_RESULTS"
+
+
 class PerfSession:
     """The benchmarks of one pytest session (see the module documentation)."""
 
-    def __init__(self, option: Any, invocation_args: Sequence[str], invocation_dir: str, xdist: bool) -> None:
+    def __init__(
+        self, option: Any, invocation_args: Sequence[str], invocation_dir: str, xdist: bool, xdist_worker: bool = False
+    ) -> None:
         self.option = option
         self.invocation_args = list(invocation_args)
         self.invocation_dir = invocation_dir
         self.worker = WorkerRecorder(WorkerSpec.load(option.perf_worker)) if option.perf_worker else None
         disabled = bool(option.benchmark_disable and not option.benchmark_enable)
-        #: benchmarks refused because xdist runs tests in parallel
-        self.xdist = xdist and not option.benchmark_skip and not disabled
-        if option.benchmark_only and (disabled or self.xdist):
-            why = "xdist runs the tests in parallel (nothing is measured)" if self.xdist else "--benchmark-disable"
-            raise UsageError(f"--benchmark-only would run only benchmarks, and none is measured with {why}")
-        self.disabled = disabled or self.xdist
+        if option.benchmark_only and disabled:
+            raise UsageError(
+                "--benchmark-only would run only benchmarks, and none is measured with --benchmark-disable"
+            )
+        #: xdist distributes the tests: this process (xdist's controller)
+        #: measures before xdist starts its workers, which read the outcomes
+        self.xdist = xdist and not xdist_worker and not disabled
+        #: this is one of xdist's workers
+        self.xdist_worker = xdist_worker
+        results = os.environ.get(RESULTS_ENV) if xdist_worker and self.worker is None else None
+        #: an xdist worker without the controller's outcomes measures nothing
+        self.disabled = disabled or (xdist_worker and not results)
+        self.results_file: str | None = None
         self.budget: PytestBudget = option.perf_budget
         self.settings = Settings(
             group=None,
@@ -68,7 +94,7 @@ class PerfSession:
         #: pytest's -v: the comparison's notes too
         self.verbose = bool(getattr(option, "verbose", 0) > 0 or option.benchmark_verbose)
         self.finished: list[BenchmarkStats] = []
-        self.outcomes: Outcomes | None = None
+        self.outcomes: Outcomes | None = Outcomes.load(results) if results and not self.disabled else None
         #: lines for pytest's terminal summary
         self.summary: list[str] = []
         #: the session's benchmarks got slower than a gate
@@ -76,7 +102,7 @@ class PerfSession:
         self.reference: BenchmarkSuite | None = None
         self.compared: list[tuple[str, dict[str, Any]]] = []
         self.fail_checks: list[Any] = []
-        if self.worker is None:
+        if self.worker is None and not xdist_worker:
             self._check_outputs()
             self._load_comparisons()
 
@@ -119,15 +145,15 @@ class PerfSession:
     def header(self) -> list[str]:
         """The lines of pytest's report header."""
         budget = self.budget
-        lines = [
+        line = (
             f"perf: {budget.processes} worker processes x {budget.values} values per benchmark "
-            f"(--perf-budget {self.option.perf_budget_name}); pedantic benchmarks run in pytest's process"
-        ]
+            f"(--perf-budget {self.option.perf_budget_name})"
+        )
         if self.xdist:
-            lines = [
-                "perf: xdist runs the tests in parallel, so benchmarks are not measured: each benchmark function "
-                "runs once (use -p no:xdist or -n 0 to measure)"
-            ]
+            line += ", measured before xdist runs the tests in parallel; benchmark.pedantic runs once, unmeasured"
+        else:
+            line += "; pedantic benchmarks run in pytest's process"
+        lines = [line]
         ignored = [name for name in IGNORED_OPTIONS if _given(self.option, name)]
         if ignored:
             names = ", ".join("--" + name.replace("_", "-") for name in ignored)
@@ -144,15 +170,50 @@ class PerfSession:
         chosen = [item for item in items if "benchmark" in getattr(item, "fixturenames", ())]
         return [item for item in chosen if item.get_closest_marker("skip") is None]
 
-    def measure(self, chosen: Sequence[Any], on_progress: Callable[[Progress], None], cache: bool = True) -> None:
-        """Run the worker processes for the tests of *chosen*
-        (:meth:`benchmark_items`)."""
-        nodeids = [item.nodeid for item in chosen]
-        paths = sorted({str(item.path) for item in chosen})
+    def worker_command(self) -> list[str]:
+        """The pytest command of the worker processes (never distributed by
+        xdist: they run one after another, alone)."""
         command = pytest_command(self.invocation_args)
+        return [*command, "-n0"] if self.xdist else command
+
+    def list_for_xdist(self) -> tuple[list[str], list[str]]:
+        """Under xdist: the node ids and files of the benchmark tests, from a
+        worker (this process collects nothing)."""
+        return list_benchmarks(self.worker_command(), self.invocation_dir)
+
+    def measure(
+        self,
+        nodeids: Sequence[str],
+        paths: Sequence[str],
+        on_progress: Callable[[Progress], None],
+        cache: bool = True,
+    ) -> None:
+        """Run the worker processes for the tests *nodeids* (in the files
+        *paths*).  Under xdist, leave the outcomes where xdist's workers,
+        started next, will read them."""
         self.outcomes = run_workers(
-            nodeids, paths, self.budget, command=command, cwd=self.invocation_dir, on_progress=on_progress, cache=cache
+            nodeids,
+            paths,
+            self.budget,
+            command=self.worker_command(),
+            cwd=self.invocation_dir,
+            on_progress=on_progress,
+            cache=cache,
         )
+        if self.xdist:
+            descriptor, path = tempfile.mkstemp(prefix="perf-pytest-", suffix=".json")
+            os.close(descriptor)
+            self.outcomes.save(path)
+            self.results_file = path
+            os.environ[RESULTS_ENV] = path  # inherited by xdist's workers
+
+    def forget_results_file(self) -> None:
+        """Remove the file of :meth:`measure` under xdist."""
+        if self.results_file is not None:
+            os.environ.pop(RESULTS_ENV, None)
+            with contextlib.suppress(OSError):
+                os.unlink(self.results_file)
+            self.results_file = None
 
     # -- the Results protocol of the fixture ------------------------------------
 

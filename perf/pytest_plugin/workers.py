@@ -10,7 +10,9 @@ the fixture measures the function (:class:`WorkerRecorder` writes one JSON
 line per event), then ends the test.
 
 The first process calibrates the loops of each test; the later ones reuse
-them.  A worker that dies while measuring a test marks that test failed
+them.  Under xdist, pytest's own process collects nothing: a first worker
+only lists the benchmark tests (:func:`list_benchmarks`), and the
+outcomes go to xdist's workers in a file (:meth:`Outcomes.save`).  A worker that dies while measuring a test marks that test failed
 with the tail of its output, and a new worker measures the tests after it.
 
 Must not: print (progress goes through a callback), decide budgets.
@@ -71,6 +73,8 @@ class WorkerSpec(NamedTuple):
     output: str
     #: the files of those tests (the worker collects nothing else)
     paths: Sequence[str]
+    #: only list the tests that use the fixture ("listed" events), run none
+    list_only: bool = False
 
     def save(self, path: str) -> None:
         data = self._asdict()
@@ -141,6 +145,9 @@ class WorkerRecorder:
     def pedantic(self, nodeid: str) -> None:
         self._write({"event": "pedantic", "nodeid": nodeid})
 
+    def listed(self, nodeid: str, path: str) -> None:
+        self._write({"event": "listed", "nodeid": nodeid, "path": path})
+
 
 class Progress(NamedTuple):
     """How far the worker processes are."""
@@ -166,6 +173,31 @@ class Outcomes:
         if nodeid in self.errors:
             return self.errors[nodeid]
         return self.runs.get(nodeid)
+
+    def save(self, path: str) -> None:
+        """Write these outcomes for xdist's workers (:meth:`load`)."""
+        from perf.storage.files import dumps
+
+        data = {
+            "runs": {nodeid: dumps(benchmark) for nodeid, benchmark in self.runs.items()},
+            "errors": self.errors,
+            "pedantic": sorted(self.pedantic),
+        }
+        with open(path, "w", encoding="utf-8") as file:
+            json.dump(data, file)
+
+    @classmethod
+    def load(cls, path: str) -> Outcomes:
+        from perf.storage.files import loads_benchmark
+
+        with open(path, encoding="utf-8") as file:
+            data = json.load(file)
+        outcomes = cls()
+        for nodeid, text in data["runs"].items():
+            outcomes.add(nodeid, loads_benchmark(text))
+        outcomes.errors.update(data["errors"])
+        outcomes.pedantic.update(data["pedantic"])
+        return outcomes
 
     def add(self, nodeid: str, benchmark: Benchmark) -> None:
         if nodeid in self.runs:
@@ -211,6 +243,8 @@ def _apply(events: list[dict[str, Any]], outcomes: Outcomes) -> tuple[set[str], 
         kind = event["event"]
         if kind == "start":
             started = nodeid
+            continue
+        if kind == "listed":
             continue
         finished.add(nodeid)
         started = None
@@ -271,6 +305,8 @@ def run_workers(
             measured = 0
             remaining = [nodeid for nodeid in nodeids if nodeid not in outcomes.errors]
             remaining = [nodeid for nodeid in remaining if nodeid not in outcomes.pedantic]
+            if not remaining:
+                break  # every test failed or is pedantic: no process has anything to measure
             attempt = 0
             while remaining:
                 attempt += 1
@@ -307,6 +343,29 @@ def run_workers(
                 break
             on_progress(Progress(process, budget.processes, measured, time.monotonic() - start, True))
     return outcomes
+
+
+def list_benchmarks(
+    command: Sequence[str], cwd: str, environ: dict[str, str] | None = None
+) -> tuple[list[str], list[str]]:
+    """Under xdist pytest's own process collects nothing: a worker lists
+    the tests that use the fixture, and their files, and runs none.
+    Raises WorkerError with the worker's last output when it fails."""
+    from perf.errors import WorkerError
+
+    with tempfile.TemporaryDirectory(prefix="perf-pytest-") as folder:
+        prefix = os.path.join(folder, "list")
+        WorkerSpec([], {}, PytestBudget(1, 1, 0, 0.0), prefix + ".events", [], list_only=True).save(prefix + ".spec")
+        arguments = [*command, f"--perf-worker={prefix}.spec", f"--basetemp={prefix}.tmp"]
+        with open(prefix + ".log", "wb") as log:
+            status = subprocess.call(arguments, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=environ)
+        events = [event for event in _read_events(prefix + ".events") if event["event"] == "listed"]
+        if status not in (0, 5):
+            raise WorkerError(
+                f"the worker that lists the benchmark tests failed (exit status {status}); its last output:\n"
+                + _tail(prefix + ".log")
+            )
+    return [event["nodeid"] for event in events], sorted({event["path"] for event in events})
 
 
 def pytest_command(arguments: Sequence[str]) -> list[str]:

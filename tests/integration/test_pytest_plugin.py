@@ -265,14 +265,51 @@ def test_collect_only_runs_no_worker(tmp_path):
     assert not (tmp_path / "pids.txt").exists()
 
 
-def test_under_xdist_benchmarks_run_once_with_one_line(tmp_path):
+def test_under_xdist_the_benchmarks_are_measured_first(tmp_path):
+    pytest.importorskip("xdist")
     write(tmp_path, "test_suite.py", SUITE)
-    result = run_pytest(tmp_path, "-k", "test_left_out", env={"PYTEST_XDIST_WORKER": "gw0"})
-    assert result.returncode == 0, result.stdout
-    assert "perf: xdist runs the tests in parallel, so benchmarks are not measured" in result.stdout
-    assert "perf: worker process" not in result.stdout
-    records = (tmp_path / "pids.txt").read_text().splitlines()
-    assert [line.split()[0] for line in records] == ["left"]  # the test body once, no worker
+    result = run_pytest(
+        tmp_path,
+        "-n",
+        "2",
+        "--perf-budget",
+        "fast",
+        "--perf-output",
+        "perf.json",
+        "-k",
+        "not left_out and not pedantic",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    output = result.stdout
+    assert ", measured before xdist runs the tests in parallel; benchmark.pedantic runs once, unmeasured" in output
+    assert "perf: measuring 8 benchmark tests in 3 worker processes ..." in output
+    records = [line.split() for line in (tmp_path / "pids.txt").read_text().splitlines()]
+    xdist_workers = {pid for tag, pid in records if tag == "after"}
+    assert len({pid for tag, pid in records if tag == "fn"} - xdist_workers) >= 3
+    import pyperf
+
+    suite = pyperf.BenchmarkSuite.load(str(tmp_path / "perf.json"))
+    assert len(suite.get_benchmark_names()) == 8  # reported by xdist's workers to the controller
+    for benchmark in suite.get_benchmarks():
+        assert len([run for run in benchmark.get_runs() if run.values]) == 3
+    assert "test_params[bb-100]" in output
+
+
+def test_under_xdist_pedantic_runs_once(tmp_path):
+    pytest.importorskip("xdist")
+    write(
+        tmp_path,
+        "test_pedantic.py",
+        "def test_p(benchmark):\n    calls = []\n"
+        "    benchmark.pedantic(calls.append, args=(1,), rounds=3)\n    assert calls == [1]\n"
+        "    assert benchmark.stats is None\n",
+    )
+    result = run_pytest(tmp_path, "-n", "2")
+    assert result.returncode == 0, result.stdout + result.stderr
+    # the first worker finds it pedantic; no other process is started for it
+    assert "perf: worker process 1/6: 0/1 benchmarks measured" in result.stdout
+    assert "perf: worker process 2/6" not in result.stdout
+    assert "perf: 1 benchmark tests use benchmark.pedantic: they run once, unmeasured, under xdist" in result.stdout
 
 
 @pytest.mark.parametrize("autoload", ["", "1"], ids=["autoload", "no autoload"])

@@ -220,3 +220,16 @@ def test_weave_is_refused_clearly():
     benchmark, _ = fixture()
     with pytest.raises(NotImplementedError, match="does not weave"):
         benchmark.weave("time.sleep")
+
+
+def test_a_benchmark_travels_in_an_xdist_report():
+    from perf.pytest_plugin.fixture import BenchmarkStats
+
+    benchmark, _ = fixture(WORKERS, callspec=types.SimpleNamespace(id="1", params={"n": 1}), name="test_x[1]")
+    benchmark.group = "g"
+    benchmark(len, "a")
+    benchmark.extra_info["size"] = 3
+    received = BenchmarkStats.from_payload(benchmark.stats.payload())
+    assert received.as_dict() == benchmark.stats.as_dict()
+    assert received.perf.get_values() == benchmark.stats.perf.get_values()
+    assert not received.has_error

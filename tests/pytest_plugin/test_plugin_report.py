@@ -77,6 +77,9 @@ def test_what_the_workers_did_not_measure():
         "measured in pytest's process if they call benchmark()",
     ]
     assert outcome_lines(outcomes, 4) == outcome_lines(outcomes, 5)[:2]
+    assert outcome_lines(outcomes, 4, xdist=True)[0].endswith(
+        "use benchmark.pedantic: they run once, unmeasured, under xdist"
+    )
 
 
 def test_saved_comparison_table():

@@ -10,6 +10,8 @@ from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.model.suite import BenchmarkSuite
 from perf.pytest_plugin.plugin import SESSION
+from perf.pytest_plugin.session import RESULTS_ENV
+from perf.pytest_plugin.workers import Outcomes
 
 pytest_plugins = ["pytester"]
 
@@ -76,13 +78,34 @@ def test_header_lists_ignored_pytest_benchmark_options(pytester):
     assert session.header()[-1] == "perf: ignored pytest-benchmark options: --benchmark-sort, --benchmark-histogram"
 
 
-def test_xdist_refuses_with_one_line(pytester, monkeypatch):
+def test_under_xdist_the_controller_measures(pytester):
+    # xdist sets --dist from -n in its pytest_cmdline_main, which parseconfigure does not run
+    session = configure(pytester, "-n", "2", "--dist", "load", "--benchmark-only")
+    assert session.xdist
+    assert not session.disabled
+    assert session.header()[0].endswith(
+        ", measured before xdist runs the tests in parallel; benchmark.pedantic runs once, unmeasured"
+    )
+    assert session.worker_command()[-1] == "-n0"  # the workers run alone
+
+
+def test_an_xdist_worker_reads_the_controller_outcomes(pytester, monkeypatch, tmp_path):
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+    monkeypatch.delenv(RESULTS_ENV, raising=False)
+    assert configure(pytester).disabled  # nothing measured for it: each function runs once
+    outcomes = Outcomes()
+    run = Run((1.0, 2.0), metadata={"name": "t.py::test", "loops": 3}, collect_metadata=False)
+    outcomes.add("t.py::test", Benchmark([run]))
+    outcomes.errors["t.py::other"] = "tail"
+    outcomes.pedantic.add("t.py::third")
+    outcomes.save(str(tmp_path / "outcomes.json"))
+    monkeypatch.setenv(RESULTS_ENV, str(tmp_path / "outcomes.json"))
     session = configure(pytester)
-    assert session.disabled
-    assert session.header()[0].startswith("perf: xdist runs the tests in parallel, so benchmarks are not measured")
-    with pytest.raises(pytest.UsageError, match=r"--benchmark-only .* xdist runs the tests in parallel"):
-        configure(pytester, "--benchmark-only")
+    assert not session.disabled
+    assert session.measured("t.py::test").get_values() == (1.0, 2.0)
+    assert session.measured("t.py::other") == "tail"
+    assert session.outcomes.pedantic == {"t.py::third"}
+    assert session.outcomes.loops == {"t.py::test": 3}
 
 
 def test_benchmark_enable_cancels_disable(pytester):
