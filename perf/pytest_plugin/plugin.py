@@ -305,7 +305,7 @@ def pytest_xdist_setupnodes(config: pytest.Config, specs: Any) -> None:
     if not perf_session.xdist or not _tests_run(config):
         return
     try:
-        nodeids, paths = perf_session.list_for_xdist()
+        nodeids, paths = perf_session.list_for_xdist(config.pluginmanager.get_plugin("cacheprovider") is not None)
     except PerfError as exc:
         _writer(config)(f"perf: ERROR: {exc}")
         _writer(config)("perf: the benchmarks are not measured; each benchmark function runs once")

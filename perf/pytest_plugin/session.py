@@ -176,10 +176,10 @@ class PerfSession:
         command = pytest_command(self.invocation_args)
         return [*command, "-n0"] if self.xdist else command
 
-    def list_for_xdist(self) -> tuple[list[str], list[str]]:
+    def list_for_xdist(self, cache: bool = True) -> tuple[list[str], list[str]]:
         """Under xdist: the node ids and files of the benchmark tests, from a
         worker (this process collects nothing)."""
-        return list_benchmarks(self.worker_command(), self.invocation_dir)
+        return list_benchmarks(self.worker_command(), self.invocation_dir, cache=cache)
 
     def measure(
         self,

@@ -12,8 +12,10 @@ line per event), then ends the test.
 The first process calibrates the loops of each test; the later ones reuse
 them.  Under xdist, pytest's own process collects nothing: a first worker
 only lists the benchmark tests (:func:`list_benchmarks`), and the
-outcomes go to xdist's workers in a file (:meth:`Outcomes.save`).  A worker that dies while measuring a test marks that test failed
-with the tail of its output, and a new worker measures the tests after it.
+outcomes go to xdist's workers in a file (:meth:`Outcomes.save`).
+
+A worker that dies while measuring a test marks that test failed with the
+tail of its output, and a new worker measures the tests after it.
 
 Must not: print (progress goes through a callback), decide budgets.
 """
@@ -257,6 +259,17 @@ def _apply(events: list[dict[str, Any]], outcomes: Outcomes) -> tuple[set[str], 
     return finished, started
 
 
+def _worker_arguments(command: Sequence[str], prefix: str, cache: bool) -> list[str]:
+    """*command* with the worker's spec (``PREFIX.spec``), its own basetemp
+    and, when pytest's cache plugin is on, its own cache folder (the user's
+    ``--lf`` and cache are left alone)."""
+    # one token each: a separate path would move pytest's rootdir
+    arguments = [*command, f"--perf-worker={prefix}.spec", f"--basetemp={prefix}.tmp"]
+    if cache:
+        arguments.append(f"--override-ini=cache_dir={prefix}.cache")
+    return arguments
+
+
 #: a worker still running after this many seconds says how far it is, and
 #: again after as long
 PROGRESS_EVERY = 10.0
@@ -313,10 +326,7 @@ def run_workers(
                 prefix = os.path.join(folder, f"process{process}-{attempt}")
                 spec = WorkerSpec(remaining, dict(outcomes.loops), budget, prefix + ".events", paths)
                 spec.save(prefix + ".spec")
-                # one token each: a separate path would move pytest's rootdir
-                arguments = [*command, f"--perf-worker={prefix}.spec", f"--basetemp={prefix}.tmp"]
-                if cache:
-                    arguments.append(f"--override-ini=cache_dir={prefix}.cache")
+                arguments = _worker_arguments(command, prefix, cache)
                 with open(prefix + ".log", "wb") as log:
                     worker = subprocess.Popen(
                         arguments, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=environ
@@ -346,17 +356,18 @@ def run_workers(
 
 
 def list_benchmarks(
-    command: Sequence[str], cwd: str, environ: dict[str, str] | None = None
+    command: Sequence[str], cwd: str, environ: dict[str, str] | None = None, cache: bool = True
 ) -> tuple[list[str], list[str]]:
     """Under xdist pytest's own process collects nothing: a worker lists
-    the tests that use the fixture, and their files, and runs none.
-    Raises WorkerError with the worker's last output when it fails."""
+    the tests that use the fixture, and their files, and runs none
+    (*cache*: as for :func:`run_workers`).  Raises WorkerError with the
+    worker's last output when it fails."""
     from perf.errors import WorkerError
 
     with tempfile.TemporaryDirectory(prefix="perf-pytest-") as folder:
         prefix = os.path.join(folder, "list")
         WorkerSpec([], {}, PytestBudget(1, 1, 0, 0.0), prefix + ".events", [], list_only=True).save(prefix + ".spec")
-        arguments = [*command, f"--perf-worker={prefix}.spec", f"--basetemp={prefix}.tmp"]
+        arguments = _worker_arguments(command, prefix, cache)
         with open(prefix + ".log", "wb") as log:
             status = subprocess.call(arguments, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=environ)
         events = [event for event in _read_events(prefix + ".events") if event["event"] == "listed"]
