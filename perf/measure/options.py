@@ -239,21 +239,24 @@ def _check_outputs(args: argparse.Namespace, mode: RunMode) -> None:
     for path in output_paths(args.output, labels) if args.output else ():
         if os.path.lexists(path):
             raise OutputExistsError(path, " (use --append to add runs to it)")
-        _check_writable_folder(path)
+        check_writable_folder(path)
     for path in output_paths(args.append, labels) if args.append else ():
-        _check_writable_folder(path)
+        check_writable_folder(path)
         if os.path.exists(path) and not os.access(path, os.R_OK | os.W_OK):
             raise UsageError(f"{path}: cannot read and write this file")
     if args.profile:
-        _check_writable_folder(args.profile)
+        check_writable_folder(args.profile)
 
 
-def _check_writable_folder(path: str) -> None:
+def check_writable_folder(path: str, label: Optional[str] = None) -> None:
+    """Refuse a file to be written (*path*) whose folder does not exist or
+    is not writable; the message starts with *label* (the path by
+    default)."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise UsageError(f"{path}: the folder {folder} does not exist")
+        raise UsageError(f"{label or path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise UsageError(f"{path}: cannot write into the folder {folder}")
+        raise UsageError(f"{label or path}: cannot write into the folder {folder}")
 
 
 def check_runner_args(

@@ -25,6 +25,7 @@ import tempfile
 from typing import Any, Callable, Sequence
 
 from perf.errors import PerfError, UsageError
+from perf.measure.options import check_writable_folder
 from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
 from perf.pytest_plugin import compat_json
@@ -45,9 +46,7 @@ from perf.storage.files import write_atomic
 
 
 def _writable_folder(option: str, path: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise UsageError(f"{option}: the folder {folder} does not exist")
+    check_writable_folder(path, label=option)
     if os.path.isdir(path):
         raise UsageError(f"{option}: {path} is a folder")
 
