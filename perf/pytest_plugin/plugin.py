@@ -226,10 +226,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     session = _session(config)
     if session.worker is not None and session.worker.spec.list_only:
         # the benchmark tests, for xdist's controller, which collects nothing
-        if not config.option.benchmark_skip:
-            for item in items:
-                if "benchmark" in getattr(item, "fixturenames", ()) and item.get_closest_marker("skip") is None:
-                    session.worker.listed(item.nodeid, str(item.path))
+        # a worker adds no --benchmark-skip marks (below): that option is read here
+        for item in [] if config.option.benchmark_skip else session.benchmark_items(items):
+            session.worker.listed(item.nodeid, str(item.path))
         config.hook.pytest_deselected(items=list(items))
         items[:] = []
         return
