@@ -76,6 +76,7 @@ from pytest_suite import (
 
 from perf.analysis.compare import FASTER, SLOWER, SMALL_CHANGE
 from perf.analysis.finished import find_slowdowns, finish_comparison
+from perf.analysis.win_rate import wilson_interval
 from perf.model.suite import BenchmarkSuite
 
 #: pytest-benchmark's gate and perf's
@@ -165,18 +166,8 @@ def perf_pair(number: int, args: argparse.Namespace, folder: str) -> tuple[Pair,
     return pair, (start, time.time())
 
 
-def wilson(hits: int, total: int, z: float = 1.959964) -> tuple[float, float]:
-    """Wilson's 95 % score interval of a proportion (Wilson 1927)."""
-    if total == 0:
-        return math.nan, math.nan
-    share = hits / total
-    centre = (share + z * z / (2 * total)) / (1 + z * z / total)
-    half = z / (1 + z * z / total) * math.sqrt(share * (1 - share) / total + z * z / (4 * total * total))
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def rate(hits: int, total: int) -> str:
-    low, high = wilson(hits, total)
+    low, high = wilson_interval(hits / total, total) if total else (math.nan, math.nan)
     share = hits / total if total else math.nan
     return f"{hits}/{total} = {share:.1%} [{low:.1%}, {high:.1%}]"
 

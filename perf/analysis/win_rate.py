@@ -31,7 +31,9 @@ class WinRate(NamedTuple):
     confidence: float
 
 
-def _wilson(rate: float, count: float, confidence: float) -> tuple[float, float]:
+def wilson_interval(rate: float, count: float, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson's score interval of a proportion *rate* out of *count*
+    trials (bench/pytest_aa.py uses it for false-claim rates too)."""
     z = normal_ppf(1 - (1 - confidence) / 2)
     z2 = z * z
     centre = (rate + z2 / (2 * count)) / (1 + z2 / count)
@@ -49,7 +51,7 @@ def paired_win_rate(reference: Sequence[float], changed: Sequence[float], confid
         raise ValueError(f"the paired win rate needs >= 2 complete pairs, got {len(reference)} and {len(changed)}")
     wins = sum(1.0 if new < old else 0.5 if new == old else 0.0 for old, new in zip(reference, changed))
     rate = wins / len(reference)
-    return WinRate(rate, *_wilson(rate, float(len(reference)), confidence), confidence)
+    return WinRate(rate, *wilson_interval(rate, float(len(reference)), confidence), confidence)
 
 
 def win_rate(reference: Sequence[float], changed: Sequence[float], confidence: float = 0.95) -> WinRate:
@@ -75,4 +77,4 @@ def win_rate(reference: Sequence[float], changed: Sequence[float], confidence: f
     spread = variance(per_reference) / n + variance(per_changed) / m
     effective = min(rate * (1 - rate) / spread, float(n * m)) if spread > 0 else float(min(n, m))
     effective = max(effective, 1.0)
-    return WinRate(rate, *_wilson(rate, effective, confidence), confidence)
+    return WinRate(rate, *wilson_interval(rate, effective, confidence), confidence)
