@@ -56,6 +56,7 @@ sys.path.insert(0, ROOT)
 from perf.analysis.intervals import benchmark_mean_interval  # noqa: E402
 from perf.analysis.student_t_quantile import student_t_ppf  # noqa: E402
 from perf.model.suite import BenchmarkSuite  # noqa: E402
+from perf.render.units import format_timedelta  # noqa: E402
 
 PTB_PYTHON = "/work/venv-ptb/bin/python"
 PERF_PYTHON = "/work/venv-perf/bin/python"
@@ -351,13 +352,6 @@ def disjoint_pairs(results: list[tuple[float, float, int]]) -> tuple[int, int]:
     return apart, len(pairs)
 
 
-def format_time(seconds: float) -> str:
-    for unit, scale in (("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3)):
-        if seconds < 1000 * scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds:.3g} s"
-
-
 def _percent(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:.2f}"
 
@@ -439,7 +433,7 @@ def report_table(sessions: list[Session], tools: list[str]) -> dict[str, list[Ro
             rows[tool].append(row)
             apart = f"{row.apart[0]}/{row.apart[1]}"
             line += (
-                f" | {format_time(row.mean):>11} {_percent(row.width):>6} {row.count:>6.0f} "
+                f" | {format_timedelta(row.mean):>11} {_percent(row.width):>6} {row.count:>6.0f} "
                 f"{_percent(row.spread):>6} {apart:>5}"
             )
         if len(tools) == 2 and all(tool_row(sessions, tool, name) for tool in tools):
@@ -461,7 +455,7 @@ def report_timeit(sessions: list[Session], peers: dict[str, tuple[float, float]]
     print("-" * len(header))
     ratios: dict[str, list[float]] = {tool: [] for tool in tools}
     for name, (best, mean) in sorted(peers.items(), key=lambda item: item[1][1]):
-        line = f"{name:24} {format_time(best):>11} {format_time(mean):>11}"
+        line = f"{name:24} {format_timedelta(best):>11} {format_timedelta(mean):>11}"
         for tool in tools:
             means = [s.results[name][0] for s in sessions if s.tool == tool and name in s.results]
             ratio = statistics.median(means) / mean if means else math.nan
