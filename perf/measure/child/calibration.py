@@ -13,7 +13,12 @@ precision.  perf scales linearly instead (doc/design.rst, R4, R10):
 * a value in [target, 1.3 x target] is accepted;
 * otherwise the next count aims at the middle of that window,
   ``ceil(loops x 1.15 x target / raw)``, growing at most 10 times per step
-  (a first value can be dominated by one-off costs).
+  (a first value can be dominated by one-off costs);
+* a long value at one loop is accepted (nothing shorter exists) only from
+  a warm call: the first call of a benchmark can pay for imports, caches or
+  code generation (cattrs built its converter in 486 ms, then ran in
+  0.7 ms), so a first call that long is timed again, and calibration goes
+  on from the warm call.
 
 Must not: run or time anything.
 """
@@ -52,14 +57,25 @@ def target_seconds(min_time: float, timer: TimerInfo) -> float:
     return max(min_time, TIMER_CALLS * timer.call_cost, TIMER_RESOLUTIONS * timer.resolution)
 
 
-def is_accepted(raw: float, loops: int, target: float) -> bool:
+def is_accepted(raw: float, loops: int, target: float, *, first_call: bool = False) -> bool:
     """True when a value of *raw* seconds for *loops* loops is good.
 
-    With a single loop nothing shorter exists: a long value is accepted.
+    With a single loop nothing shorter exists: a long value is accepted,
+    unless it is the benchmark's *first_call* in this process, which may
+    pay one-off costs and is never trusted alone.
     """
-    if raw < target:
+    if raw < target or (loops == 1 and first_call):
         return False
     return raw <= ACCEPT_FACTOR * target or loops == 1
+
+
+def next_calibration_loops(loops: int, raw: float, target: float, *, first_call: bool = False) -> int:
+    """The loop count to try after a value that :func:`is_accepted`
+    refused: one loop again after a long first call (time it warm), else
+    :func:`next_loops`."""
+    if loops == 1 and first_call and raw >= target:
+        return 1
+    return next_loops(loops, raw, target)
 
 
 def next_loops(loops: int, raw: float, target: float, max_growth: int | None = MAX_GROWTH) -> int:

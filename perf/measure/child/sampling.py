@@ -20,6 +20,7 @@ from perf.errors import WorkerError, ZeroValueError
 from perf.measure.child.calibration import (
     TimerInfo,
     is_accepted,
+    next_calibration_loops,
     next_loops,
     target_seconds,
 )
@@ -100,11 +101,11 @@ class _Sampler:
 
     def calibrate(self, target: float) -> int:
         loops = 1
-        for _ in range(MAX_CALIBRATION_STEPS):
+        for step in range(MAX_CALIBRATION_STEPS):
             raw = self.warmup("calibration", loops) * loops * self.plan.inner_loops
-            if is_accepted(raw, loops, target):
+            if is_accepted(raw, loops, target, first_call=step == 0):
                 break
-            loops = next_loops(loops, raw, target)
+            loops = next_calibration_loops(loops, raw, target, first_call=step == 0)
         return loops
 
     def find_steady_state(self, loops: int, target: float, calibrating: bool) -> tuple[int, int, SteadyState]:

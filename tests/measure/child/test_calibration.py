@@ -14,6 +14,7 @@ from perf.measure.child.calibration import (
     MAX_LOOPS,
     TimerInfo,
     is_accepted,
+    next_calibration_loops,
     next_loops,
     target_seconds,
 )
@@ -47,6 +48,15 @@ def test_target_is_the_largest_floor(timer, target):
 )
 def test_acceptance_window(raw, loops, accepted):
     assert is_accepted(raw, loops, 0.1) is accepted
+
+
+def test_a_long_first_call_is_never_accepted_alone():
+    assert not is_accepted(0.5, 1, 0.1, first_call=True)
+    assert not is_accepted(0.12, 1, 0.1, first_call=True)
+    assert next_calibration_loops(1, 0.5, 0.1, first_call=True) == 1  # time it again, warm
+    assert next_calibration_loops(1, 0.5, 0.1) == 1  # warm and long: one loop is all there is
+    assert next_calibration_loops(1, 0.01, 0.1, first_call=True) == 10  # short: the usual growth
+    assert next_calibration_loops(8, 0.5, 0.1, first_call=True) == 2
 
 
 @pytest.mark.parametrize(

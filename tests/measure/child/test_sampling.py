@@ -38,6 +38,36 @@ def test_first_worker_calibrates_then_keeps_its_values():
     assert all(value == pytest.approx(2e-6) for _, value in samples.warmups)
 
 
+class ColdFirstCall:
+    """A benchmark whose first call builds something (300 ms), then takes
+    0.5 ms a call."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, loops):
+        cold = 0.3 if not self.calls else 0.0
+        self.calls.append(loops)
+        return cold + loops * 0.5e-3
+
+
+def test_a_cold_first_call_does_not_set_the_loops():
+    bench = ColdFirstCall()
+    samples = measure(bench, SamplingPlan(values=3, warmups=1, loops=0, min_time=0.1), FINE)
+    # 1 (cold, 300 ms) -> 1 again (warm, 0.5 ms) -> 10 -> 100 -> ceil(1.15 * 0.1 / 0.5e-3)
+    assert bench.calls[:5] == [1, 1, 10, 100, 230]
+    assert samples.loops == 230
+    assert samples.values == pytest.approx((0.5e-3,) * 3)
+
+
+def test_a_long_warm_call_is_one_loop():
+    bench = SteadyBenchmark(0.3)
+    samples = measure(bench, SamplingPlan(values=2, warmups=1, loops=0, min_time=0.1), FINE)
+    assert bench.calls == [1, 1, 1, 1, 1]  # the first call, confirmed by the second
+    assert samples.loops == 1
+    assert samples.calibration_steps == 2
+
+
 def test_later_workers_use_the_given_loops():
     bench = SteadyBenchmark(1e-3)
     samples = measure(bench, SamplingPlan(values=2, warmups=1, loops=128, min_time=0.1), FINE)
