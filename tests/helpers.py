@@ -95,8 +95,11 @@ def busy_recording(path, machine, hit=(), processes=10, speed=1.0, **metadata):
     runs = []
     for process in range(processes):
         share = 0.7 if process in hit else 0.999
-        value = 1e-6 * speed * machine * (1 + 0.002 * (process % 3)) / (share / 0.999)
-        probe = 1e-4 * machine * (1 + 0.002 * (process % 4))
+        # the machine's state of each process moves its values and its
+        # probe alike (the benchmark follows the probe within a recording)
+        state = 1 + 0.002 * (process % 4)
+        value = 1e-6 * speed * machine * state * (1 + 0.0005 * (process % 3)) / (share / 0.999)
+        probe = 1e-4 * machine * state * (1 + 0.0002 * (process % 5))
         run_metadata = {"name": "loop", "cpu_share": share, "speed_probe_before": probe, "speed_probe_after": probe}
         run_metadata.update(metadata)
         runs.append(Run([value, value * 1.001], metadata=run_metadata, collect_metadata=False))

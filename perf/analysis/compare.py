@@ -137,6 +137,14 @@ class Adjustment(NamedTuple):
     #: with INTERPRETER_PROBES: the first metadata key whose value differs
     #: between the two interpreters, and its values (reference, changed)
     interpreters: tuple[str, str, str] | None = None
+    #: how far the benchmark followed the probe within the recordings: the
+    #: slope of its log process means on the log probes, and the slope's
+    #: standard error (None: not measured, or the probe did not vary)
+    tracking: tuple[float, float] | None = None
+    #: the probe moved, but the benchmark did not clearly follow it within
+    #: the recordings: the ratio is as recorded, the interval widened by
+    #: the shift the probe could have taken out
+    untracked: bool = False
 
     @property
     def machine_corrected(self) -> bool:

@@ -10,9 +10,10 @@ is never read as "clean".
 * :func:`summarize` counts the processes that lost the CPU: a process is
   *marked* when its share is more than :data:`LOST_SHARE` below the
   highest share of the benchmark's processes (the least disturbed one).
-  This only applies when the benchmark keeps the CPU (highest share >=
-  :data:`CPU_BOUND_SHARE`): code that sleeps, does I/O or waits for a child
-  program has a low share by nature.  With
+  This only applies when the benchmark keeps the CPU (:func:`keeps_cpu`:
+  highest share >= :data:`CPU_BOUND_SHARE`, or time off the CPU that
+  preemption accounts for): code that sleeps, does I/O or waits for a
+  child program has a low share by nature.  With
   ``--clock cpu`` the values already leave out the time off the CPU.
 * :func:`probe_ratio` compares the speed probe of two recordings: how much
   slower or faster the machine itself ran while each was made.
@@ -34,7 +35,7 @@ import math
 from typing import NamedTuple, Sequence
 
 from perf.analysis.compare import Comparison
-from perf.analysis.statistics import median
+from perf.analysis.statistics import median, within_slope
 from perf.analysis.statistics import variance as _variance
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
@@ -60,8 +61,17 @@ INTERPRETER_KEYS = (
 #: the least disturbed process lost the CPU to something else
 LOST_SHARE = 0.05
 #: below this highest share, the benchmark gives the CPU away by itself
-#: (sleeps, I/O, a child program): its time off the CPU is its own
+#: (sleeps, I/O, a child program): its time off the CPU is its own, unless
+#: preemption accounts for it (PREEMPTION_SLICE)
 CPU_BOUND_SHARE = 0.95
+#: time off the CPU of at most this many seconds per involuntary context
+#: switch is preemption (the scheduler gave the CPU to another process for
+#: a slice: 0.3-10 ms each, measured under a saturating load), not the
+#: code waiting (a benchmark that sleeps loses ~0.4 s per switch and more:
+#: it is hardly ever preempted).  On a saturated machine no process keeps
+#: 95 % of the CPU, and without this rule the time off the CPU was counted
+#: as the code's (issue 29: a 3.12/3.11 ratio 2.3x the interleaved one).
+PREEMPTION_SLICE = 0.05
 
 
 class ProcessEvidence(NamedTuple):
@@ -74,6 +84,8 @@ class ProcessEvidence(NamedTuple):
     switches: int | None
     #: geometric mean of the speed probe before and after the values, seconds
     probe: float | None
+    #: wall time of the values, seconds (None: not a time)
+    seconds: float | None = None
 
 
 class Interference(NamedTuple):
@@ -92,12 +104,14 @@ class Interference(NamedTuple):
     probe_spread: float | None
     #: the values are CPU time (--clock cpu): the lost time is not in them
     cpu_clock: bool
+    #: the code keeps the CPU when it can (:func:`keeps_cpu`)
+    keeps_cpu: bool = False
 
     @property
     def applies(self) -> bool:
         """Whether marking means anything: evidence, wall clock, and code
         that keeps the CPU when it can."""
-        return self.measured > 0 and not self.cpu_clock and (self.highest_share or 0.0) >= CPU_BOUND_SHARE
+        return self.measured > 0 and not self.cpu_clock and self.keeps_cpu
 
 
 def _number(value: object) -> float | None:
@@ -152,17 +166,47 @@ def process_evidence(benchmark: Benchmark) -> list[ProcessEvidence]:
         switches = _number(run._get("involuntary_switches"))
         before, after = _number(run._get("speed_probe_before")), _number(run._get("speed_probe_after"))
         probe = math.sqrt(before * after) if before and after and before > 0 and after > 0 else None
-        mean = math.fsum(run.values) / len(run.values)
-        evidence.append(ProcessEvidence(mean, share, None if switches is None else int(switches), probe))
+        total = math.fsum(run.values)
+        seconds = total * run.get_total_loops() if run._get("unit", "second") == "second" else None
+        switches_count = None if switches is None else int(switches)
+        evidence.append(ProcessEvidence(total / len(run.values), share, switches_count, probe, seconds))
     return evidence
 
 
-def marked(evidence: Sequence[ProcessEvidence], cpu_clock: bool = False) -> list[bool]:
-    """For each process, whether it lost the CPU (see the module doc)."""
+def preempted(evidence: Sequence[ProcessEvidence]) -> bool:
+    """True when the processes' time off the CPU is preemption: at most
+    :data:`PREEMPTION_SLICE` seconds per involuntary context switch, over
+    them all (each must record its share, switches and seconds)."""
+    lost, switches = 0.0, 0
+    for item in evidence:
+        if item.cpu_share is None or item.switches is None or item.seconds is None:
+            return False
+        lost += item.seconds * (1.0 - item.cpu_share)
+        switches += item.switches
+    return bool(evidence) and lost <= PREEMPTION_SLICE * switches
+
+
+def keeps_cpu(evidence: Sequence[ProcessEvidence], cpu_clock: bool = False) -> bool:
+    """Whether the benchmark of one recording keeps the CPU when it can,
+    so that its time off the CPU is the machine's: timed with the wall
+    clock, and its least disturbed process had >= :data:`CPU_BOUND_SHARE`
+    of the CPU, or preemption accounts for the time off it
+    (:func:`preempted`: on a saturated machine no process keeps 95 %)."""
     shares = [item.cpu_share for item in evidence if item.cpu_share is not None]
-    if cpu_clock or not shares or max(shares) < CPU_BOUND_SHARE:
+    if cpu_clock or not shares:
+        return False
+    return max(shares) >= CPU_BOUND_SHARE or preempted(evidence)
+
+
+def marked(evidence: Sequence[ProcessEvidence], cpu_clock: bool = False) -> list[bool]:
+    """For each process, whether it lost the CPU (see the module doc):
+    more than :data:`LOST_SHARE` below the least disturbed process, or
+    below all of the CPU when preemption took it from every process."""
+    shares = [item.cpu_share for item in evidence if item.cpu_share is not None]
+    if not keeps_cpu(evidence, cpu_clock):
         return [False] * len(evidence)
-    limit = max(shares) - LOST_SHARE
+    best = max(shares) if max(shares) >= CPU_BOUND_SHARE else 1.0
+    limit = best - LOST_SHARE
     return [item.cpu_share is not None and item.cpu_share < limit for item in evidence]
 
 
@@ -185,6 +229,7 @@ def summarize(benchmark: Benchmark) -> Interference:
         if len(probes) >= 2 and min(probes) > 0 and len(probe_sources(benchmark)) == 1
         else None,
         cpu_clock=cpu_clock,
+        keeps_cpu=keeps_cpu(evidence, cpu_clock),
     )
 
 
@@ -244,25 +289,65 @@ def cpu_time_means(means: Sequence[float], shares: Sequence[float], keeps_cpu: b
     return [value * share if share > 0 else value for value, share in zip(means, shares)]
 
 
+def tracking(sides: Sequence[Sequence[ProcessEvidence]], keeps: Sequence[bool]) -> tuple[float, float] | None:
+    """How far the benchmark followed the speed probe within the
+    recordings: the slope of its log process means (time off the CPU left
+    out where *keeps*) on the log probes of the same processes, each
+    recording's own level taken out, and the slope's standard error; None
+    when the probe did not vary within them."""
+    groups = [
+        ([math.log(mean) for mean in _corrected_means(side, keep)], [math.log(item.probe or 1.0) for item in side])
+        for side, keep in zip(sides, keeps)
+    ]
+    return within_slope(groups)
+
+
+#: a slope of the benchmark on the probe this many standard errors above
+#: 0 says the benchmark follows the probe (tracking)
+TRACKING_Z = 2.0
+
+
+def tracking_error(slope: tuple[float, float] | None) -> float | None:
+    """How far the benchmark may move unlike the probe, per unit of the
+    probe's shift (log scale): the distance of the within-recording *slope*
+    from 1 and its standard error, in quadrature; None when the slope is not
+    clearly above 0 (the probe's evidence is weak)."""
+    if slope is None or slope[0] - TRACKING_Z * slope[1] <= 0:
+        return None
+    return math.hypot(slope[1], 1.0 - slope[0])
+
+
 def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) -> Comparison | None:
     """Compare two separate recordings with the evidence their workers
     left of a busy machine, or None when either lacks it (pyperf files,
     older perf files: the plain comparison applies).
 
     * Time off the CPU: on each side where the benchmark keeps the CPU
-      (its least disturbed process spent >= 95 % of its values' time on
-      it) and was timed with the wall clock, each process mean is
-      multiplied by its CPU share: the time other processes took is left
-      out (what ``--clock cpu`` measures directly).  A side whose code
-      waits by itself (I/O, sleep, a child program) keeps its wall times:
-      a change that makes the code wait stays visible.
+      (:func:`keeps_cpu`: its least disturbed process spent >= 95 % of its
+      values' time on it, or preemption accounts for its time off it) and
+      was timed with the wall clock, each process mean is multiplied by its
+      CPU share: the time other processes took is left out (what ``--clock
+      cpu`` measures directly).  A side whose code waits by itself (I/O,
+      sleep, a child program) keeps its wall times: a change that makes the
+      code wait stays visible.
     * The machine's speed: when both recordings' probes have one
-      :func:`probe_source`, they are compared as values are, and the log
-      ratio is corrected by the probe's log ratio times
-      :func:`machine_weight` (how clearly the probe moved); the probe's
-      standard error, times the same weight, adds in quadrature (degrees of
-      freedom: the smaller of the two).  Probes of different sources are
-      never compared: the adjustment says why (``machine_skipped``).
+      :func:`probe_source`, they are compared as values are.  How far the
+      benchmark followed the probe within the recordings (:func:`tracking`)
+      decides what the probe's shift may do (issue 29: a probe that tracks
+      the machine under a CPU load tracks a mix of memory-heavy jobs less):
+
+      - followed (slope clearly above 0): the log ratio is corrected by the
+        probe's log ratio times :func:`machine_weight` (how clearly the
+        probe moved); the probe's standard error and the tracking error
+        (:func:`tracking_error` times the shift), times the same weight, add
+        in quadrature;
+      - not followed: the ratio stays as recorded, and the shift the probe
+        could have taken out (times the weight) adds in quadrature, so the
+        interval holds both readings.
+
+      Degrees of freedom: the smaller of the two comparisons'.  Probes of
+      different sources are never compared: the adjustment says why
+      (``machine_skipped``).
 
     The returned Comparison carries an :class:`~perf.analysis.compare.Adjustment`,
     with the comparison of the times as recorded.
@@ -275,21 +360,29 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
     cpu_clock = reference.get_clock() == "cpu"
     # each side on its own: a change that makes the code wait (I/O, a
     # sleep) lowers every share of its side, and that time is the code's
-    keeps_cpu = [not cpu_clock and max(item.cpu_share or 0.0 for item in side) >= CPU_BOUND_SHARE for side in sides]
+    keeps = [keeps_cpu(side, cpu_clock) for side in sides]
     raw = compare.compare_process_means([item.mean for item in sides[0]], [item.mean for item in sides[1]], margin)
     comparison = compare.compare_process_means(
-        _corrected_means(sides[0], keeps_cpu[0]), _corrected_means(sides[1], keeps_cpu[1]), margin
+        _corrected_means(sides[0], keeps[0]), _corrected_means(sides[1], keeps[1]), margin
     )
     sources = [probe_sources(benchmark) for benchmark in (reference, changed)]
     skipped, interpreters = _unlike_probes(*sources)
     machine = None if skipped else _machine(*sides)
-    weight = 0.0
+    weight, slope, followed = 0.0, None, True
     if machine is not None:
         shift = math.log(machine.ratio)
         weight = machine_weight(shift, machine.standard_error)
         if weight * abs(shift) >= NEGLIGIBLE_CORRECTION:
-            difference = math.log(comparison.ratio) - weight * shift
-            error = math.hypot(comparison.standard_error, weight * machine.standard_error)
+            slope = tracking(sides, keeps)
+            error_per_shift = tracking_error(slope)
+            followed = error_per_shift is not None
+            if followed:
+                difference = math.log(comparison.ratio) - weight * shift
+                extra = weight * math.hypot(machine.standard_error, abs(shift) * error_per_shift)  # type: ignore[operator]
+            else:
+                difference = math.log(comparison.ratio)
+                extra = weight * abs(shift)
+            error = math.hypot(comparison.standard_error, extra)
             comparison = compare.t_comparison(
                 difference,
                 error,
@@ -299,18 +392,22 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
                 levels=(margin, comparison.confidence),
                 method=comparison.method,
             )
+            if not followed:
+                weight = 0.0
         else:
             weight = 0.0
     adjustment = compare.Adjustment(
         marked=(sum(marked(sides[0], cpu_clock)), sum(marked(sides[1], cpu_clock))),
         processes=(len(sides[0]), len(sides[1])),
-        cpu_time=any(keeps_cpu),
+        cpu_time=any(keeps),
         machine=None if machine is None else (machine.ratio, machine.low, machine.high),
         machine_weight=weight,
         raw=raw,
         probes=(_kinds(sources[0]), _kinds(sources[1])),
         machine_skipped=skipped,
         interpreters=interpreters,
+        tracking=slope,
+        untracked=not followed,
     )
     return comparison._replace(adjustment=adjustment)
 

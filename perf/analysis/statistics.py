@@ -141,3 +141,29 @@ def variance_components(groups: Sequence[Sequence[Number]]) -> tuple[float, floa
     n0 = (total - math.fsum(size * size for size in sizes) / total) / (len(sizes) - 1)
     between = max(0.0, (mean_square_between - within) / n0)
     return (between, within)
+
+
+def within_slope(groups: Sequence[tuple[Sequence[Number], Sequence[Number]]]) -> tuple[float, float] | None:
+    """The least-squares slope of y on x within groups (each group's own
+    means taken out: what the groups share, not what sets them apart), and
+    its standard error: ``(slope, standard error)``.  *groups*: one
+    ``(ys, xs)`` pair of equal lengths each.  None when x does not vary
+    within any group, or when fewer than 1 residual degree of freedom is left."""
+    sxx = sxy = syy = 0.0
+    count = 0
+    for ys, xs in groups:
+        if len(ys) != len(xs):
+            raise ValueError("within_slope: each group needs as many y as x values")
+        if not xs:
+            continue
+        x_centre, y_centre = mean(xs), mean(ys)
+        sxx += math.fsum((x - x_centre) ** 2 for x in xs)
+        sxy += math.fsum((x - x_centre) * (y - y_centre) for x, y in zip(xs, ys))
+        syy += math.fsum((y - y_centre) ** 2 for y in ys)
+        count += len(xs)
+    df = count - sum(1 for ys, _ in groups if ys) - 1
+    if sxx <= 0 or df < 1:
+        return None
+    slope = sxy / sxx
+    residual = max(syy - slope * sxy, 0.0) / df
+    return slope, math.sqrt(residual / sxx)

@@ -202,7 +202,12 @@ def format_adjustment(comparison: Comparison, reference_title: str, changed_titl
         the CPU to other processes; their time off the CPU is left out
         busy machine: the machine ran 5.2% slower while b.json was recorded
         (speed probe: 1.052x [1.021x .. 1.084x]); 89% of that is taken out,
-        as far as the probe is sure
+        as far as the probe is sure, and as far as this benchmark followed
+        it within the recordings (slope 0.93 +- 0.05)
+
+    When the benchmark did not follow the probe within the recordings, the
+    first line says the verdict uses "the ratio with a wider interval" and
+    the last one that nothing is taken out.
     """
     adjustment = comparison.adjustment
     if adjustment is None:
@@ -210,8 +215,9 @@ def format_adjustment(comparison: Comparison, reference_title: str, changed_titl
     lines = []
     if comparison.corrected:
         raw = adjustment.raw
+        which = "the ratio with a wider interval" if adjustment.untracked else "the corrected ratio"
         lines.append(
-            f"busy machine: the verdict uses the corrected ratio, {_ratio_interval(comparison)}; "
+            f"busy machine: the verdict uses {which}, {_ratio_interval(comparison)}; "
             f"as recorded (--no-correction): {_ratio_interval(raw)}, {raw.verdict}"
         )
     if adjustment.cpu_time and any(adjustment.marked):
@@ -220,13 +226,23 @@ def format_adjustment(comparison: Comparison, reference_title: str, changed_titl
             f"busy machine: {ref_marked} of {ref_count} processes of {reference_title} and {new_marked} of "
             f"{new_count} of {changed_title} lost the CPU to other processes; their time off the CPU is left out"
         )
-    if adjustment.machine_corrected and adjustment.machine is not None:
+    if (adjustment.machine_corrected or adjustment.untracked) and adjustment.machine is not None:
         ratio, low, high = adjustment.machine
-        lines.append(
+        machine = (
             f"busy machine: the machine ran {_percent_change(ratio)} while {changed_title} was recorded "
-            f"(speed probe: {ratio:.3f}x [{low:.3f}x .. {high:.3f}x]); {adjustment.machine_weight:.0%} of that "
-            f"is taken out, as far as the probe is sure"
+            f"(speed probe: {ratio:.3f}x [{low:.3f}x .. {high:.3f}x])"
         )
+        slope = _slope(adjustment.tracking)
+        if adjustment.untracked:
+            lines.append(
+                f"{machine}, but this benchmark did not follow the probe within the recordings{slope}: "
+                "nothing is taken out, and the interval is widened by what the probe's shift could change"
+            )
+        else:
+            lines.append(
+                f"{machine}; {adjustment.machine_weight:.0%} of that is taken out, as far as the probe is sure, "
+                f"and as far as this benchmark followed it within the recordings{slope}"
+            )
         if comparison.verdict == Verdict.INCONCLUSIVE:
             lines.append(
                 "busy machine: an interleaved run settles it: --compare-to runs both sides in alternation, "
@@ -236,6 +252,11 @@ def format_adjustment(comparison: Comparison, reference_title: str, changed_titl
     if skipped:
         lines.append(f"busy machine: the machine's speed is not corrected for: {skipped}")
     return lines
+
+
+def _slope(tracking: tuple[float, float] | None) -> str:
+    """How far the benchmark followed the probe: " (slope 0.93 +- 0.05)"."""
+    return "" if tracking is None else f" (slope {tracking[0]:.2f} +- {tracking[1]:.2f})"
 
 
 def format_ratio_source(section: Section, correct: bool = True) -> str:

@@ -32,23 +32,29 @@ def recording(
     seed: int = 0,
     evidence: bool = True,
     probe: float = 1.0,
+    follows: float = 1.0,
+    switches: int = 40,
     **metadata: Any,
 ) -> Benchmark:
     """*speed*: the code's time; *machine*: how much slower the machine ran
     (values and probe alike); *hit*: process -> share of the CPU it kept
     (its values take 1/share longer); *probe*: how much slower the probe
-    alone ran (an interpreter running perf's first probe)."""
+    alone ran (an interpreter running perf's first probe); *follows*: how
+    far each process's values follow the machine's state that its probe
+    measured (1: as much, 0: not at all); *switches*: the involuntary
+    context switches of a hit process (0: it waited by itself)."""
     runs = []
     for process in range(processes):
         share = (hit or {}).get(process, 0.999)
-        base = speed * machine * jitter(process + seed, 0.004) / (share / 0.999)
+        state = jitter(process + seed, 0.004) ** follows  # the machine, as the benchmark feels it
+        base = speed * machine * state / (share / 0.999)
         values = [base * jitter(process * 3 + k + seed, 0.002) for k in range(3)]
         run_metadata: dict[str, Any] = {"name": "bench", **metadata}
         if evidence:
-            probe_time = PROBE * machine * probe * jitter(process * 5 + seed + 1, 0.004)
+            probe_time = PROBE * machine * probe * jitter(process + seed, 0.004) * jitter(process * 5 + seed + 1, 0.001)
             run_metadata.update(
                 cpu_share=share,
-                involuntary_switches=0 if share > 0.99 else 40,
+                involuntary_switches=0 if share > 0.99 else switches,
                 speed_probe_before=probe_time,
                 speed_probe_after=probe_time,
             )
@@ -231,7 +237,10 @@ def test_compare_to_says_what_it_corrected():
     assert lines[2].startswith(
         "busy machine: the machine ran 6.0% slower while b.json was recorded (speed probe: 1.060x ["
     )
-    assert lines[2].endswith("]); 100% of that is taken out, as far as the probe is sure")
+    assert lines[2].endswith(
+        "]); 100% of that is taken out, as far as the probe is sure, "
+        "and as far as this benchmark followed it within the recordings (slope 0.95 +- 0.05)"
+    )
     assert format_adjustment(compare_benchmarks(recording(), recording(seed=5)), "a", "b") == []
 
 
@@ -253,7 +262,7 @@ def test_stats_report_the_interference():
 def test_a_change_that_makes_the_code_wait_stays_visible():
     # B sleeps 40 % of its time: every share of B is low, and that time is B's
     waiting = {process: 0.6 for process in range(20)}
-    comparison = compare_benchmarks(recording(), recording(hit=waiting, seed=5))
+    comparison = compare_benchmarks(recording(), recording(hit=waiting, seed=5, switches=0))
     assert comparison.verdict == compare.SLOWER
     assert comparison.ratio == pytest.approx(0.999 / 0.6, rel=0.01)
     assert comparison.adjustment is not None and comparison.adjustment.cpu_time  # A's side only
@@ -435,3 +444,55 @@ def test_cpu_time_means_of_code_that_keeps_the_cpu():
     # a timeline knows better: this recording lost the CPU in every process
     assert cpu_time_means([1.0, 2.0], [0.6, 0.5], keeps_cpu=True) == [0.6, 1.0]
     assert cpu_time_means([1.0, 2.0], [0.99], keeps_cpu=True) == [1.0, 2.0]  # a share missing
+
+
+# -- issue 29: a saturated machine, a probe the benchmark does not follow ----------
+
+
+def test_a_saturated_machine_leaves_out_the_time_preemption_took():
+    # no process kept 95 % of the CPU: every one was preempted (100 involuntary
+    # switches for 1.8 s off the CPU: 18 ms a switch, a scheduler's slice)
+    saturated = {process: 0.4 for process in range(20)}
+    reference, changed = recording(), recording(hit=saturated, seed=5, switches=100)
+    assert summarize(changed).applies
+    assert marked(process_evidence(changed)) == [True] * 20
+    comparison = compare_benchmarks(reference, changed)
+    assert comparison.ratio == pytest.approx(1.0, abs=0.01)  # not 2.5x
+    assert comparison.adjustment is not None and comparison.adjustment.cpu_time
+
+
+def test_waiting_is_told_from_preemption_by_the_switches():
+    waiting = {process: 0.4 for process in range(20)}
+    benchmark = recording(hit=waiting, switches=1)  # 1.8 s off the CPU for one switch
+    assert not summarize(benchmark).applies
+    assert marked(process_evidence(benchmark)) == [False] * 20
+
+
+def test_a_benchmark_that_follows_the_probe_is_corrected_with_its_tracking_error():
+    reference, changed = recording(), recording(machine=1.06, seed=5)
+    comparison = compare_benchmarks(reference, changed)
+    adjustment = comparison.adjustment
+    assert adjustment is not None and adjustment.machine_corrected and not adjustment.untracked
+    slope, error = adjustment.tracking
+    assert slope == pytest.approx(1.0, abs=0.1) and 0 < error < 0.1
+    assert comparison.ratio == pytest.approx(1.0, abs=0.003)
+    # the correction's own error widens the interval beyond the probe's noise
+    assert comparison.high - comparison.low > 2 * 0.003
+
+
+def test_a_benchmark_that_does_not_follow_the_probe_keeps_its_ratio_in_a_wider_interval():
+    from perf.render.compare import format_adjustment
+
+    # the machine ran 6 % slower by the probe, the benchmark only felt it
+    # as a whole (its processes do not follow the probe's)
+    reference, changed = recording(follows=0.0), recording(machine=1.06, seed=5, follows=0.0)
+    comparison = compare_benchmarks(reference, changed)
+    adjustment = comparison.adjustment
+    assert adjustment is not None and adjustment.untracked and not adjustment.machine_corrected
+    assert comparison.ratio == pytest.approx(adjustment.raw.ratio, rel=1e-3)  # as recorded
+    assert comparison.low < 1.0 and comparison.high > 1.06  # either reading
+    assert comparison.verdict == compare.INCONCLUSIVE
+    lines = format_adjustment(comparison, "a", "b")
+    assert lines[0].startswith("busy machine: the verdict uses the ratio with a wider interval, 1.060x [")
+    assert "but this benchmark did not follow the probe within the recordings (slope " in lines[1]
+    assert lines[1].endswith("nothing is taken out, and the interval is widened by what the probe's shift could change")

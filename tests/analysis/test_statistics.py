@@ -242,3 +242,18 @@ def test_percentile_fraction_out_of_range(fraction: float) -> None:
     message = f"percentile fraction must be in [0.0, 1.0], got {fraction!r}"
     with pytest.raises(ValueError, match=re.escape(message)):
         stats.percentile([1.0, 2.0], fraction)
+
+
+def test_within_slope_takes_each_groups_level_out():
+    # y = 2 x within each group, whatever the groups' levels
+    groups = [([2.0, 4.0, 6.1], [1.0, 2.0, 3.0]), ([100.0, 102.0, 103.9], [0.0, 1.0, 2.0])]
+    slope, error = stats.within_slope(groups)
+    assert slope == pytest.approx(2.0, abs=0.05)
+    assert 0 < error < 0.1
+
+
+def test_within_slope_without_variation_or_residuals():
+    assert stats.within_slope([([1.0, 2.0], [3.0, 3.0])]) is None  # x does not vary
+    assert stats.within_slope([([1.0, 2.0], [1.0, 2.0])]) is None  # no residual left
+    with pytest.raises(ValueError, match="as many y as x"):
+        stats.within_slope([([1.0], [1.0, 2.0])])
