@@ -6,18 +6,25 @@ the standard deviation of the values, the fastest value, how many
 processes and values, and the loops.  Tests measured in pytest's own
 process (``benchmark.pedantic``) say so, and have no interval.
 
+``--perf-compare`` shows compare_to's table; without ``-v``,
+:func:`without_busy_machine_notes` leaves out its busy-machine notes and
+counts them in one line.
+
 Must not: print (the plugin hands the lines to pytest's terminal), compute
 statistics beyond calling perf.analysis.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from perf.analysis.intervals import benchmark_mean_interval
 from perf.pytest_plugin.fixture import BenchmarkStats
 from perf.pytest_plugin.measure import IN_PYTEST
 from perf.pytest_plugin.workers import Outcomes, Progress
+
+if TYPE_CHECKING:
+    from perf.analysis.finished import FinishedComparison
 
 #: (seconds at least, factor, unit) of the table's time column
 _UNITS = ((1.0, 1.0, "s"), (1e-3, 1e3, "ms"), (1e-6, 1e6, "us"), (0.0, 1e9, "ns"))
@@ -133,3 +140,38 @@ def saved_comparison_table(rows: Sequence[tuple[str, float, float | None]]) -> l
         change = "" if current is None else f"{current / mean - 1:+.1%}" if mean else "-"
         lines.append(f"{name:<{width}}  {mean * factor:14,.4f}  {change:>8}".rstrip())
     return lines
+
+
+def without_busy_machine_notes(
+    lines: Sequence[str], comparison: FinishedComparison, titles: Sequence[str]
+) -> list[str]:
+    """*lines*, compare_to's text of *comparison* (*titles*: the reference's
+    and this session's), without the busy-machine notes of each comparison
+    (they need ``-v``), and with one line that counts them instead."""
+    from perf.render.compare_notes import adjustment_lines
+
+    entries = comparison.entries
+    notes = set(adjustment_lines(entries, titles))
+    kept: list[str] = []
+    for line in lines:
+        # a note left out leaves no blank line behind it
+        if line not in notes and (line or (kept and kept[-1])):
+            kept.append(line)
+    while kept and not kept[-1]:
+        kept.pop()
+    noted = sum(1 for entry in entries if adjustment_lines([entry], titles))
+    if noted:
+        kept.extend(["", _busy_machine_line(comparison.everything.corrected, noted, comparison.everything.compared)])
+    return kept
+
+
+def _busy_machine_line(corrected: int, noted: int, compared: int) -> str:
+    """How many comparisons were corrected for a busy machine (*corrected*
+    of *compared*) and, when more have busy-machine notes (*noted*: a
+    correction too small to move the ratio, a machine speed left
+    uncorrected), how many have notes."""
+    verb = "was" if corrected == 1 else "were"
+    line = f"perf: {corrected} of {compared} comparisons {verb} corrected for a busy machine"
+    if noted == corrected:
+        return f"{line} (-v shows how)"
+    return f"{line}, {noted} {'has a note' if noted == 1 else 'have notes'} on it (-v shows them)"

@@ -5,6 +5,8 @@ pytester parses real command lines in this process (no worker runs)."""
 from __future__ import annotations
 
 import pytest
+from helpers import busy_recording
+from test_plugin_fixture import fixture
 
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
@@ -12,6 +14,7 @@ from perf.model.suite import BenchmarkSuite
 from perf.pytest_plugin.plugin import SESSION
 from perf.pytest_plugin.session import RESULTS_ENV
 from perf.pytest_plugin.workers import Outcomes
+from perf.storage.files import load_benchmark
 
 pytest_plugins = ["pytester"]
 
@@ -63,6 +66,55 @@ def test_perf_compare_loads_the_file_first(pytester, tmp_path):
     session = configure(pytester, "--perf-compare", str(path), "--perf-fail-on-slowdown", "5%")
     assert [benchmark.get_name() for benchmark in session.reference] == ["t.py::test"]
     assert session.option.perf_fail_on_slowdown == 5.0
+
+
+def compared(pytester, reference, changed, *args):
+    """The --perf-compare lines of a session that compares with *reference*
+    and measured *changed* (busy_recording files)."""
+    session = configure(pytester, "--perf-compare", reference, *args)
+    benchmark, _results = fixture({"tests/test_a.py::test_x": load_benchmark(changed)})
+    benchmark(len, "a")
+    session.add(benchmark.stats)
+    return session.compare()
+
+
+@pytest.fixture
+def busy(tmp_path):
+    """a: a process that kept 70 % of the CPU; c: the machine 6 % slower and
+    the code 20 % slower (both corrected)."""
+    return busy_recording(tmp_path / "a.json", 1.0, hit=(2,)), busy_recording(tmp_path / "c.json", 1.06, speed=1.2)
+
+
+def test_perf_compare_shows_the_busy_machine_notes_under_v(pytester, busy):
+    lines = compared(pytester, *busy, "-v")
+    notes = [line.removeprefix("loop: busy machine: ") for line in lines if line.startswith("loop: busy machine: ")]
+    assert [note[:40] for note in notes] == [
+        "the verdict uses the corrected ratio, 1.",
+        f"1 of 10 processes of {busy[0]} and 0 of 10 of this session lost"[:40],
+        "the machine ran 6.0% slower while this s",
+    ]
+    assert not any("(-v shows" in line for line in lines)
+
+
+def test_perf_compare_counts_the_busy_machine_notes_without_v(pytester, busy):
+    lines = compared(pytester, *busy)
+    assert lines[0] == f"perf: compared with {busy[0]}"
+    assert lines[-2:] == ["", "perf: 1 of 1 comparisons was corrected for a busy machine (-v shows how)"]
+    table = lines[1:-2]
+    assert table[0].startswith("+---")
+    assert table[-1].startswith("+---")
+    assert all(line[0] in "+|" for line in table)  # no note, no blank line left where they were
+    assert configure(pytester, "--benchmark-verbose").verbose  # pytest-benchmark's option, as -v
+
+
+def test_notes_without_a_correction_are_counted_apart(pytester, tmp_path):
+    reference = busy_recording(tmp_path / "s311.json", 1.0, python_version="3.11.7 (64-bit)")
+    changed = busy_recording(tmp_path / "s312.json", 1.06, python_version="3.12.1 (64-bit)")
+    assert "loop: busy machine: the machine's speed is not corrected for: " in "\n".join(
+        compared(pytester, reference, changed, "-v")
+    )
+    lines = compared(pytester, reference, changed)
+    assert lines[-1] == "perf: 0 of 1 comparisons were corrected for a busy machine, 1 has a note on it (-v shows them)"
 
 
 def test_header_says_the_budget(pytester):
