@@ -8,8 +8,8 @@ and its CI scripts that read ``--benchmark-json`` output:
   Mercurial checkout is "unversioned"), :func:`document` and :func:`dumps`;
 * the storage folder (``file://`` only): :func:`parse_storage`,
   :func:`machine_id`, :func:`check_save_name`, :func:`autosave_name`,
-  :func:`next_save_path`, :func:`save`, :func:`find_compare_files` and
-  :func:`load_saved`;
+  :func:`next_save_path`, :func:`save`, :func:`find_compare_files`,
+  :func:`load_saved` and :func:`measured_by_perf`;
 * ``--benchmark-compare-fail``: :func:`parse_fail_expression` and
   :class:`FailCheck`.
 
@@ -448,6 +448,21 @@ def load_saved(path: Path) -> dict[str, Any]:
         if "ops" not in stats:
             stats["ops"] = 1.0 / stats["mean"] if stats["mean"] else 0.0
     return loaded
+
+
+def measured_by_perf(document: dict[str, Any]) -> bool:
+    """True when perf's plugin measured the saved run *document* (a
+    :func:`load_saved` document): its benchmarks carry perf's ``perf``
+    object with ``measured_in``, or its ``version`` is perf's (``"perf
+    3.0.0"``: a conftest.py hook may have made the entries).  False for a
+    run of pytest-benchmark itself, whose timings differ from perf's by the
+    tool alone."""
+    if str(document.get("version", "")).startswith("perf "):
+        return True
+    return any(
+        isinstance(entry.get("perf"), dict) and "measured_in" in entry["perf"]
+        for entry in document.get("benchmarks", ())
+    )
 
 
 # --- --benchmark-compare-fail ------------------------------------------------------

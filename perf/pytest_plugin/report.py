@@ -8,7 +8,9 @@ process (``benchmark.pedantic``) say so, and have no interval.
 
 ``--perf-compare`` shows compare_to's table; without ``-v``,
 :func:`without_busy_machine_notes` leaves out its busy-machine notes and
-counts them in one line.
+counts them in one line.  ``--benchmark-compare`` shows the means of this
+session and of the saved runs (:func:`saved_comparison_table`), and says
+when a saved run was measured by pytest-benchmark (:func:`other_tool_line`).
 
 Must not: print (the plugin hands the lines to pytest's terminal), compute
 statistics beyond calling perf.analysis.
@@ -25,6 +27,11 @@ from perf.pytest_plugin.workers import Outcomes, Progress
 
 if TYPE_CHECKING:
     from perf.analysis.finished import FinishedComparison
+
+#: perf's means over pytest-benchmark's, measured by both tools on the same
+#: tests (the project's study of the plugin): the median, and the range by test
+TOOL_RATIO = 0.91
+TOOL_RATIO_RANGE = (0.73, 1.20)
 
 #: (seconds at least, factor, unit) of the table's time column
 _UNITS = ((1.0, 1.0, "s"), (1e-3, 1e3, "ms"), (1e-6, 1e6, "us"), (0.0, 1e9, "ns"))
@@ -140,6 +147,19 @@ def saved_comparison_table(rows: Sequence[tuple[str, float, float | None]]) -> l
         change = "" if current is None else f"{current / mean - 1:+.1%}" if mean else "-"
         lines.append(f"{name:<{width}}  {mean * factor:14,.4f}  {change:>8}".rstrip())
     return lines
+
+
+def other_tool_line(sources: Sequence[str]) -> str:
+    """``--benchmark-compare``: the saved runs *sources* were measured by
+    pytest-benchmark, so part of each Change is the tool's."""
+    low, high = TOOL_RATIO_RANGE
+    return (
+        f"perf: {', '.join(sources)} {'was' if len(sources) == 1 else 'were'} measured by pytest-benchmark, whose "
+        f"timings differ from perf's by the tool alone (on the same tests, perf's means were {TOOL_RATIO:.2f}x of "
+        f"pytest-benchmark's, {low:.2f}x to {high:.2f}x by test): a Change between {low - 1:+.0%} and "
+        f"{high - 1:+.0%} may be the tool's; save the baseline again with perf's plugin "
+        "(--benchmark-save or --benchmark-autosave)"
+    )
 
 
 def without_busy_machine_notes(

@@ -32,7 +32,7 @@ from perf.pytest_plugin import compat_json
 from perf.pytest_plugin.fixture import BenchmarkFixture, BenchmarkStats
 from perf.pytest_plugin.measure import IN_PYTEST, measure_function
 from perf.pytest_plugin.options import IGNORED_OPTIONS, PytestBudget, Settings
-from perf.pytest_plugin.report import saved_comparison_table, without_busy_machine_notes
+from perf.pytest_plugin.report import other_tool_line, saved_comparison_table, without_busy_machine_notes
 from perf.pytest_plugin.workers import (
     Outcomes,
     Progress,
@@ -335,6 +335,7 @@ class PerfSession:
     def _pytest_benchmark_compare(self, results: list[BenchmarkStats]) -> list[str]:
         rows: list[tuple[str, float, float | None]] = []
         failures = []
+        matched: set[str] = set()  # the saved runs with a benchmark of this session
         for stats in results:
             current = stats.stats.as_dict()
             rows.append((f"{stats.name} (NOW)", current["mean"], None))
@@ -343,12 +344,20 @@ class PerfSession:
                     if entry.get("fullname") != stats.fullname:
                         continue
                     old = entry["stats"]
+                    matched.add(source)
                     rows.append((f"{stats.name} ({source})", old["mean"], current["mean"]))
                     for check in self.fail_checks:
                         failure = check.failure(current[check.field], old[check.field])
                         if failure:
                             failures.append(f"\t{stats.name} ({source}) - {failure}")
         lines = saved_comparison_table(rows)
+        other_tool = [
+            source
+            for source, document in self.compared
+            if source in matched and not compat_json.measured_by_perf(document)
+        ]
+        if other_tool:
+            lines.append(other_tool_line(other_tool))
         if failures:
             self.slower = True
             lines.append("Performance has regressed:")

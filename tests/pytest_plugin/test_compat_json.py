@@ -29,6 +29,7 @@ from perf.pytest_plugin.compat_json import (
     load_saved,
     machine_id,
     machine_info,
+    measured_by_perf,
     next_save_path,
     parse_fail_expression,
     parse_storage,
@@ -452,6 +453,14 @@ def test_save_then_load(tmp_path: Path) -> None:
     path = next_save_path(tmp_path, "run")
     save(path, dumps(doc))
     assert load_saved(path) == doc
+
+
+def test_measured_by_perf_reads_perfs_marker() -> None:
+    assert not measured_by_perf(SAVED)  # pytest-benchmark's: no "perf" object, its own version
+    marked = {"fullname": "t::a", "stats": {"mean": 1.0}, "perf": {"measured_in": "worker processes"}}
+    assert measured_by_perf({**SAVED, "benchmarks": [marked]})
+    assert measured_by_perf({**SAVED, "version": "perf 3.0.0"})  # entries made by a conftest.py hook
+    assert not measured_by_perf({**SAVED, "benchmarks": [{**marked, "perf": "x"}]})
 
 
 def json_error(text: str) -> str:

@@ -4,9 +4,11 @@ pytester parses real command lines in this process (no worker runs)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from helpers import busy_recording
-from test_plugin_fixture import fixture
+from test_plugin_fixture import WORKERS, fixture
 
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
@@ -168,6 +170,46 @@ def test_benchmark_enable_cancels_disable(pytester):
 def test_compare_without_saved_files_is_a_note(pytester, tmp_path):
     session = configure(pytester, "--benchmark-compare", "--benchmark-storage", str(tmp_path / "none"))
     assert session.summary == [f"perf: can't compare: no benchmark files in {str(tmp_path / 'none')!r}"]
+
+
+def saved_run(storage, version, **perf_fields):
+    """A run saved in *storage* by pytest-benchmark (*version* "5.3.1", no
+    perf object) or by perf's plugin (*perf_fields*)."""
+    entry = {"group": None, "name": "test_x", "fullname": "tests/test_a.py::test_x", "stats": {"mean": 5e-6}}
+    if perf_fields:
+        entry["perf"] = perf_fields
+    storage.mkdir()
+    (storage / "0001_base.json").write_text(json.dumps({"benchmarks": [entry], "version": version}))
+
+
+def compared_with_saved(pytester, storage):
+    session = configure(pytester, "--benchmark-compare", "--benchmark-storage", str(storage))
+    benchmark, _results = fixture(WORKERS)
+    benchmark(len, "a")
+    session.add(benchmark.stats)
+    return session.compare()
+
+
+def test_a_run_saved_by_pytest_benchmark_is_said(pytester, tmp_path):
+    saved_run(tmp_path / "saved", "5.3.1")
+    lines = compared_with_saved(pytester, tmp_path / "saved")
+    assert [line.split() for line in lines[1:3]] == [
+        ["test_x", "(NOW)", "4.0000"],
+        ["test_x", "(0001_base)", "5.0000", "-20.0%"],
+    ]
+    assert lines[3:] == [
+        "perf: 0001_base was measured by pytest-benchmark, whose timings differ from perf's by the tool alone "
+        "(on the same tests, perf's means were 0.91x of pytest-benchmark's, 0.73x to 1.20x by test): a Change "
+        "between -27% and +20% may be the tool's; save the baseline again with perf's plugin "
+        "(--benchmark-save or --benchmark-autosave)"
+    ]
+
+
+def test_a_run_saved_by_perf_is_compared_without_that_line(pytester, tmp_path):
+    saved_run(tmp_path / "saved", "perf 3.0.0", measured_in="worker processes", processes=3)
+    lines = compared_with_saved(pytester, tmp_path / "saved")
+    assert lines[2].split() == ["test_x", "(0001_base)", "5.0000", "-20.0%"]
+    assert len(lines) == 3
 
 
 def test_an_unused_fixture_warns_unless_the_test_skipped(pytester):
