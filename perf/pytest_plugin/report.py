@@ -174,7 +174,7 @@ def without_busy_machine_notes(
     notes = set(adjustment_lines(entries, titles))
     kept: list[str] = []
     for line in lines:
-        # a note left out leaves no blank line behind it
+        # the notes left out leave no blank lines in a row (nor at the end)
         if line not in notes and (line or (kept and kept[-1])):
             kept.append(line)
     while kept and not kept[-1]:
