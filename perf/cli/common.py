@@ -14,7 +14,7 @@ from perf.model.benchmark import Benchmark
 from perf.model.metadata import common_metadata
 from perf.model.suite import BenchmarkSuite
 from perf.render.benchmark import format_result
-from perf.render.checks import format_warning_summary, format_warnings
+from perf.render.checks import format_warning_summary, format_warnings, incomplete_notice
 from perf.render.metadata import format_metadata_lines
 from perf.render.units import format_datetime, format_seconds
 from perf.storage import files
@@ -246,6 +246,9 @@ class Blocks(NamedTuple):
     #: the whole warning block (``check``), not one line pointing to ``check``
     full_checks: bool = False
     check_too_many_processes: bool = False
+    #: ``show``: in a file of several benchmarks, the block of one saved
+    #: from a run that stopped early starts with its ``incomplete`` notice
+    incomplete: bool = False
     result: bool = False
 
 
@@ -253,6 +256,8 @@ def _benchmark_lines(item: Item, blocks: Blocks, checks: Sequence[Check] | None)
     # each command imports the renderers of its blocks only
     benchmark = item.benchmark
     parts = []
+    if blocks.incomplete and checks and len(item.suite) > 1:
+        parts.append([incomplete_notice(check) for check in checks if check.code == "incomplete"])
     if blocks.dump:
         from perf.render.dump import format_dump
 

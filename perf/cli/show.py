@@ -5,23 +5,33 @@ layout becomes pyperf's multi-line one (titles, then each block); without
 them, stability warnings (unless ``-q``) switch to that layout too.  The
 warnings are one line that points to ``python -m perf check FILE``, which
 prints them in full.
+
+A benchmark saved from a run that stopped early (Ctrl-C, a failed worker:
+the ``incomplete`` check) is flagged first, unless ``-q``: the output
+starts with one ``incomplete:`` line per such file (for a file of several
+benchmarks, the line names them, and each of their blocks starts with its
+own ``incomplete:`` line).
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import Sequence
 
-from perf.analysis.checks import check_benchmark
+from perf.analysis.checks import Check, check_benchmark
 from perf.cli.common import (
     Blocks,
+    Item,
     add_input_arguments,
     check_summary_lines,
+    distinct_suites,
     format_benchmarks,
     format_title,
     load_selection,
     print_lines,
 )
 from perf.render.benchmark import format_result
+from perf.render.checks import incomplete_benchmarks_notice, incomplete_notice
 
 HELP = "Display the result of each benchmark: mean and standard deviation."
 
@@ -50,9 +60,11 @@ def run(args: argparse.Namespace) -> int:
             hist=args.hist,
             stats=args.stats,
             checks=checks,
+            incomplete=checks,
             result=True,
         )
-        print_lines(format_benchmarks(items, blocks, found))
+        notices = incomplete_notices(items, found) if found is not None else []
+        print_lines([*notices, *([""] if notices else []), *format_benchmarks(items, blocks, found)])
         return 0
 
     several_files = len({id(item.suite) for item in items}) > 1
@@ -69,3 +81,29 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"{item.benchmark.get_name()}: {line}" if several_benchmarks else line)
     print_lines(lines)
     return 0
+
+
+def incomplete_notices(items: Sequence[Item], found: Sequence[Sequence[Check]]) -> list[str]:
+    """One line per file of *items* that holds benchmarks saved from a run
+    that stopped early (their *found* checks have ``incomplete``): the
+    check's own text for a file of one benchmark, else the names of those
+    benchmarks; with several files, each line names its file."""
+    suites = distinct_suites(items)
+    lines = []
+    for suite in suites:
+        incomplete = [
+            (item, check)
+            for item, checks in zip(items, found)
+            if item.suite is suite
+            for check in checks
+            if check.code == "incomplete"
+        ]
+        if not incomplete:
+            continue
+        where = incomplete[0][0].filename if len(suites) > 1 else None
+        if len(suite) == 1:
+            lines.append(incomplete_notice(incomplete[0][1], where))
+        else:
+            names = [item.benchmark.get_name() for item, _check in incomplete]
+            lines.append(incomplete_benchmarks_notice(names, len(suite), where))
+    return lines

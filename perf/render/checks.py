@@ -25,6 +25,10 @@ The commands that show a result file (``show``, ``stats``, ``hist``,
 
     WARNING: the benchmark result may be unstable (2 warnings): run "python -m perf check bench.json" for details
 
+``show`` starts with the ``incomplete`` check's line when a benchmark comes
+from a run that stopped early (:func:`incomplete_notice`, and
+:func:`incomplete_benchmarks_notice` for a file of several benchmarks).
+
 Like pyperf, "python" is the base name of the running interpreter
 (``python3``, ``pypy3``...) unless the caller names one, and the advice
 lines follow the block without a blank line.
@@ -47,6 +51,8 @@ __all__ = [
     "format_check",
     "format_warning_summary",
     "format_warnings",
+    "incomplete_benchmarks_notice",
+    "incomplete_notice",
     "warning_summary_line",
 ]
 
@@ -132,12 +138,50 @@ def _precision(check: Check, benchmark: Benchmark) -> str:
 
 
 def _incomplete(check: Check, benchmark: Benchmark) -> str:
+    return incomplete_notice(check)
+
+
+def _incomplete_prefix(where: str | None) -> str:
+    return f"incomplete: {where}: " if where else "incomplete: "
+
+
+def incomplete_notice(check: Check, where: str | None = None) -> str:
+    """The text of the ``incomplete`` check: ``check``'s bullet, and the
+    first line ``show`` prints for a benchmark saved from a run that stopped
+    early; *where* (a file's title, when ``show`` shows several) follows
+    ``incomplete:``::
+
+        incomplete: all processes come from a run that stopped early
+        (interrupted after 10 of 24 processes): fewer processes than planned
+
+    (one line).
+    """
     count, nprocesses, notes = check.values
     which = "all" if count == nprocesses else f"{count} of {nprocesses}"
     return (
-        f"incomplete: {which} processes come from a run that stopped early ({'; '.join(notes)}): "
+        f"{_incomplete_prefix(where)}{which} processes come from a run that stopped early ({'; '.join(notes)}): "
         "fewer processes than planned"
     )
+
+
+#: the benchmarks an incomplete_benchmarks_notice() names before "and N more"
+NAMED_BENCHMARKS = 5
+
+
+def incomplete_benchmarks_notice(names: Sequence[str], shown: int, where: str | None = None) -> str:
+    """The first line ``show`` prints for a file of several benchmarks
+    (*shown* of them displayed) of which *names* come from a run that
+    stopped early; each of their blocks starts with its
+    :func:`incomplete_notice`::
+
+        incomplete: 2 of 3 benchmarks come from a run that stopped early: second, third
+    """
+    which = f"all {shown}" if len(names) == shown else f"{len(names)} of {shown}"
+    verb = "comes" if len(names) == 1 else "come"
+    named = ", ".join(names[:NAMED_BENCHMARKS])
+    if len(names) > NAMED_BENCHMARKS:
+        named += f" and {len(names) - NAMED_BENCHMARKS} more"
+    return f"{_incomplete_prefix(where)}{which} benchmarks {verb} from a run that stopped early: {named}"
 
 
 def _lost_cpu(check: Check, benchmark: Benchmark) -> str:

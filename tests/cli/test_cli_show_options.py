@@ -119,3 +119,111 @@ def test_show_warning_line_from_stdin(capsys, monkeypatch):
 
 def test_show_calibration_only_has_no_warnings(capsys):
     assert run(capsys, "show", str(DATA / "calibration_only.json")) == (0, "Calibration: 2^15 loops\n", "")
+
+
+# --- a file saved from a run that stopped early (the incomplete check) --------
+
+NOTE = "interrupted after 10 of 24 processes"
+#: the check's text, show's first line for a file of one benchmark
+TIMEIT_NOTICE = f"incomplete: all processes come from a run that stopped early ({NOTE}): fewer processes than planned"
+
+
+def incomplete_copy(folder, name, marked=None):
+    """A copy of the fixture *name* whose benchmarks named in *marked*
+    (all when None) carry the ``incomplete`` metadata of an interrupted run."""
+    suite = files.load(str(DATA / name))
+    for benchmark in suite:
+        if marked is None or benchmark.get_name() in marked:
+            benchmark.update_metadata({"incomplete": NOTE})
+    path = folder / name
+    files.dump(suite, str(path))
+    return path
+
+
+def test_show_flags_an_incomplete_file_in_its_first_line(capsys, tmp_path):
+    path = incomplete_copy(tmp_path, "timeit.json")
+    status, out, err = run(capsys, "show", str(path))
+    assert (status, err) == (0, "")
+    assert out == (
+        f"{TIMEIT_NOTICE}\n"
+        "\n"
+        "WARNING: the benchmark result may be unstable (2 warnings): "
+        f'run "python -m perf check {path}" for details\n'
+        "\n"
+        "Mean +- std dev: 842 ns +- 12 ns\n"
+    )
+
+
+def test_show_quiet_prints_only_the_result_of_an_incomplete_file(capsys, tmp_path):
+    # -q: the result line only, as pyperf prints it (scripts read it)
+    path = incomplete_copy(tmp_path, "timeit.json")
+    assert run(capsys, "show", "-q", str(path)) == (0, "Mean +- std dev: 842 ns +- 12 ns\n", "")
+
+
+def test_the_incomplete_notice_comes_before_the_other_blocks(capsys, tmp_path):
+    path = incomplete_copy(tmp_path, "timeit.json")
+    status, out, _err = run(capsys, "show", "-t", str(path))
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[:3] == [TIMEIT_NOTICE, "", pyperf_output("timeit.json", "stats").splitlines()[0]]
+    assert lines.count(TIMEIT_NOTICE) == 1
+
+
+def test_show_names_the_incomplete_benchmarks_of_a_suite(capsys, tmp_path):
+    # one benchmark of three was interrupted: the first line names it, and
+    # its block starts with the check's text
+    path = incomplete_copy(tmp_path, "suite_tags.json", marked={"build_dict"})
+    status, out, _err = run(capsys, "show", str(path))
+    assert status == 0
+
+    def warning(count, name):
+        plural = "warning" if count == 1 else "warnings"
+        return (
+            f"WARNING: the benchmark result may be unstable ({count} {plural}): "
+            f'run "python -m perf check -b {name} {path}" for details'
+        )
+
+    assert out.splitlines() == [
+        "incomplete: 1 of 3 benchmarks comes from a run that stopped early: build_dict",
+        "",
+        "sort_list",
+        "---------",
+        "",
+        warning(1, "sort_list"),
+        "",
+        "Mean +- std dev: 983 ns +- 27 ns",
+        "",
+        "build_dict",
+        "----------",
+        "",
+        f"incomplete: all processes come from a run that stopped early ({NOTE}): fewer processes than planned",
+        "",
+        warning(2, "build_dict"),
+        "",
+        "Mean +- std dev: 5.47 us +- 0.39 us",
+        "",
+        "join_str",
+        "--------",
+        "",
+        warning(1, "join_str"),
+        "",
+        "Mean +- std dev: 314 ns +- 27 ns",
+    ]
+
+
+def test_one_benchmark_selected_from_an_incomplete_suite(capsys, tmp_path):
+    path = incomplete_copy(tmp_path, "suite_tags.json")
+    status, out, _err = run(capsys, "show", "-b", "join_str", str(path))
+    assert status == 0
+    assert out.splitlines()[0] == TIMEIT_NOTICE
+    status, out, _err = run(capsys, "show", "-b", "join_str", "-b", "sort_list", str(path))
+    assert out.splitlines()[0] == "incomplete: all 2 benchmarks come from a run that stopped early: sort_list, join_str"
+
+
+def test_with_several_files_each_notice_names_its_file(capsys, tmp_path):
+    path = incomplete_copy(tmp_path, "command.json")
+    status, out, _err = run(capsys, "show", str(DATA / "timeit.json"), str(path))
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[:3] == [TIMEIT_NOTICE.replace("incomplete: ", "incomplete: command: ", 1), "", "timeit"]
+    assert sum(line.startswith("incomplete:") for line in lines) == 1

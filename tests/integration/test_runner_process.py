@@ -311,6 +311,11 @@ def test_ctrl_c_saves_the_finished_processes_of_one_benchmark(tmp_path):
     assert benchmark.get_metadata()["incomplete"] == f"interrupted after {finished} of 40 processes"
     check = perf("check", str(output))
     assert f"incomplete: all processes come from a run that stopped early (interrupted after {finished}" in check.stdout
+    # show says so first (issue 29)
+    first = perf("show", str(output)).stdout.splitlines()[0]
+    assert first.startswith(
+        f"incomplete: all processes come from a run that stopped early (interrupted after {finished}"
+    )
     pyperf = pytest.importorskip("pyperf")
     loaded = pyperf.Benchmark.load(str(output))
     assert loaded.get_nrun() == finished

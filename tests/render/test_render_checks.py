@@ -25,6 +25,8 @@ from perf.render.checks import (
     format_check,
     format_warning_summary,
     format_warnings,
+    incomplete_benchmarks_notice,
+    incomplete_notice,
     warning_summary_line,
 )
 from perf.storage import files
@@ -394,3 +396,29 @@ def test_warning_summary_keeps_advice_and_information() -> None:
     ]
     stable = Benchmark.load(str(DATA / "track_memory.json"))
     assert format_warning_summary(check_benchmark(stable), stable, "x.json") == []
+
+
+def test_the_incomplete_notice_names_the_file_after_its_word() -> None:
+    check = Check("incomplete", (3, 5, ("interrupted after 3 of 24 processes",)))
+    assert incomplete_notice(check, "bench") == (
+        "incomplete: bench: 3 of 5 processes come from a run that stopped early "
+        "(interrupted after 3 of 24 processes): fewer processes than planned"
+    )
+    assert incomplete_notice(check) == format_check(check, Benchmark([make_run((1.0,))]))
+
+
+@pytest.mark.parametrize(
+    ("names", "shown", "where", "expected"),
+    [
+        (["b"], 3, None, "incomplete: 1 of 3 benchmarks comes from a run that stopped early: b"),
+        (["a", "b"], 2, "suite", "incomplete: suite: all 2 benchmarks come from a run that stopped early: a, b"),
+        (
+            [f"bm{index}" for index in range(8)],
+            50,
+            None,
+            "incomplete: 8 of 50 benchmarks come from a run that stopped early: bm0, bm1, bm2, bm3, bm4 and 3 more",
+        ),
+    ],
+)
+def test_the_incomplete_notice_of_a_suite(names: list[str], shown: int, where: str | None, expected: str) -> None:
+    assert incomplete_benchmarks_notice(names, shown, where) == expected
