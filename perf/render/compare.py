@@ -42,6 +42,7 @@ __all__ = [
     "format_factor",
     "format_mean_line",
     "format_needed",
+    "format_ratio_interval",
     "format_table",
     "format_verdict",
     "format_win_rate",
@@ -80,24 +81,52 @@ def _decimals(value: float, decimals: int, thresholds: Sequence[float]) -> int:
     return decimals
 
 
-def format_bracket(comparison: Comparison, margin: float = Verdict.DEFAULT_MARGIN) -> str:
-    """``'[1.06x .. 1.14x]'``: the interval in the factor's direction, each
-    bound printed on its side of 1x and of the band of +-*margin*."""
-    if comparison.low == 0.0 and math.isinf(comparison.high):
-        return "[no interval: fewer than 2 processes]"
-    if comparison.ratio < 1.0:
-        low = 1.0 / comparison.high if comparison.high > 0 else math.inf
-        high = 1.0 / comparison.low if comparison.low > 0 else math.inf
-    else:
-        low, high = comparison.low, comparison.high
-    decimals = 2
+#: the bracket of a comparison without an interval
+NO_INTERVAL = "[no interval: fewer than 2 processes]"
+
+
+def _no_interval(comparison: Comparison) -> bool:
+    return comparison.low == 0.0 and math.isinf(comparison.high)
+
+
+def _base_decimals(low: float, high: float) -> int:
+    """2, or 3 when both bounds are under 1.1x (either way) or one of them
+    would print as 1.00x."""
     if max(high, 1.0 / low if low > 0 else math.inf) < 1.1 or "1.00" in (f"{low:.2f}", f"{high:.2f}"):
-        decimals = 3
+        return 3
+    return 2
+
+
+def _bracket(low: float, high: float, margin: float) -> str:
+    decimals = _base_decimals(low, high)
     # the band [1 / (1 + margin), 1 + margin] is the same in both directions
     thresholds = (1.0, 1.0 + margin, 1.0 / (1.0 + margin))
     low_text = _bound(low, _decimals(low, decimals, thresholds))
     high_text = _bound(high, _decimals(high, decimals, thresholds))
     return f"[{low_text} .. {high_text}]"
+
+
+def format_bracket(comparison: Comparison, margin: float = Verdict.DEFAULT_MARGIN) -> str:
+    """``'[1.06x .. 1.14x]'``: the interval in the factor's direction, each
+    bound printed on its side of 1x and of the band of +-*margin*."""
+    if _no_interval(comparison):
+        return NO_INTERVAL
+    if comparison.ratio < 1.0:
+        low = 1.0 / comparison.high if comparison.high > 0 else math.inf
+        high = 1.0 / comparison.low if comparison.low > 0 else math.inf
+    else:
+        low, high = comparison.low, comparison.high
+    return _bracket(low, high, margin)
+
+
+def format_ratio_interval(comparison: Comparison, margin: float = Verdict.DEFAULT_MARGIN) -> str:
+    """``'0.91x [0.88x .. 0.95x]'``: the ratio changed / reference (under
+    1x: faster) and its interval in the same direction, with the decimals
+    of :func:`format_bracket`."""
+    if _no_interval(comparison):
+        return f"{comparison.ratio:.2f}x {NO_INTERVAL}"
+    decimals = _base_decimals(comparison.low, comparison.high)
+    return f"{comparison.ratio:.{decimals}f}x {_bracket(comparison.low, comparison.high, margin)}"
 
 
 def verdict_meaning(verdict: str, margin: float = Verdict.DEFAULT_MARGIN) -> str:
@@ -148,7 +177,7 @@ def format_mean_line(
 def format_needed(comparison: Comparison, margin: float) -> str:
     """``'about 60 processes per file would narrow it to +-1%'`` (or ``''``)."""
     if comparison.needed_processes is None:
-        if comparison.low == 0.0 and math.isinf(comparison.high):
+        if _no_interval(comparison):
             return "needs at least 2 processes per file"
         return ""
     count = comparison.needed_processes
