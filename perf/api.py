@@ -8,14 +8,16 @@ no argv: the options are a :class:`~perf.measure.options.RunOptions` built
 with keywords (:meth:`RunOptions.create`), checked when built.  The tasks
 are :class:`Timeit` statements, :class:`Function` (an importable
 ``module:function``, called with no argument) and :class:`Command` (a
-program).  :func:`compare` compares results as ``compare_to`` does.
+program).  :func:`compare` compares results as ``compare_to`` does, and
+its :class:`ComparisonResult` says the verdict in one line (``summary``).
 
 Everything is checked before a worker starts (options, statements that
 do not compile, a program not found, a target that is not
 ``module:function``): a :class:`~perf.errors.UsageError`.  A worker that
 fails raises :class:`~perf.errors.WorkerError`.
 
-Must not: print or exit (progress goes to :class:`SessionEvents`).
+Must not: print or exit (progress goes to :class:`SessionEvents`), or
+lay text out itself (a summary's words are :mod:`perf.render`'s).
 """
 
 from __future__ import annotations
@@ -25,18 +27,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence, Union
 
 from perf.analysis.compare import DEFAULT_MARGIN
+from perf.analysis.finished import FinishedComparison
 from perf.errors import UsageError
 from perf.measure.options import RunOptions, check_mode
 from perf.measure.parent.session import SessionEvents
 
 if TYPE_CHECKING:
-    from perf.analysis.finished import FinishedComparison
     from perf.measure.parent.saving import PlannedRun
     from perf.model.benchmark import Benchmark
     from perf.model.suite import BenchmarkSuite
 
 __all__ = [
     "Command",
+    "ComparisonResult",
     "Function",
     "Pair",
     "RunOptions",
@@ -209,25 +212,54 @@ def run_pair(
     return Pair(reference, changed)
 
 
+class ComparisonResult(FinishedComparison):
+    """What :func:`compare` returns: the finished comparison that the
+    ``compare_to`` table, the HTML report and the plots lay out, with its
+    verdicts in words."""
+
+    __slots__ = ()
+
+    @property
+    def summary(self) -> str:
+        """The verdict, the ratio changed / reference and its interval in
+        one line, and for an inconclusive verdict (never called "no
+        change") how many pairs (processes per side for separate
+        recordings) would likely narrow the interval to +-margin::
+
+            inconclusive: 1.03x [0.85x .. 1.24x]; about 140 pairs would likely narrow
+            the interval to +-20% (this run: 10)
+
+        (one line).  Several benchmarks or changed results: one such line
+        each, after its name, then the geometric means (see
+        :mod:`perf.render.compare_summary`)."""
+        from perf.render.compare_summary import format_summary_lines
+
+        return "\n".join(format_summary_lines(self))
+
+    def __str__(self) -> str:
+        return self.summary
+
+
 def compare(
     reference: Benchmark | BenchmarkSuite,
     *changed: Benchmark | BenchmarkSuite,
     margin: float = DEFAULT_MARGIN,
     robust: bool = False,
     correct: bool = True,
-) -> FinishedComparison:
+) -> ComparisonResult:
     """Compare each *changed* result to *reference* as ``compare_to``
     does, and return the finished comparison that its table, the HTML
-    report and the plots lay out.  *margin*: the equivalence margin of "no
-    change"; *robust*: rank tests; *correct* False leaves out the
-    corrections of separate recordings for a busy machine."""
+    report and the plots lay out (:attr:`ComparisonResult.summary`: its
+    verdicts in words).  *margin*: the equivalence margin of "no change";
+    *robust*: rank tests; *correct* False leaves out the corrections of
+    separate recordings for a busy machine."""
     from perf.analysis.finished import finish_comparison
     from perf.model.benchmark import Benchmark
 
     if not changed:
         raise UsageError("compare() needs a reference and at least one changed result")
     files = [[result] if isinstance(result, Benchmark) else list(result) for result in (reference, *changed)]
-    return finish_comparison(files, margin, robust, correct)
+    return ComparisonResult._make(finish_comparison(files, margin, robust, correct))
 
 
 def _check_options(options: RunOptions) -> None:

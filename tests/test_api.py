@@ -89,3 +89,49 @@ def test_what_a_command_cannot_measure_is_refused(keywords, message):
     options = api.RunOptions.create(**keywords)
     with pytest.raises(UsageError, match=message):
         api.run(api.Command(["true"]), options)
+
+
+def interleaved_side(means):
+    """One side of a constructed interleaved run: a process per pair."""
+    from perf.model.benchmark import Benchmark
+    from perf.model.run import Run
+
+    metadata = {"name": "bench", "loops": 1, "ab_seed": 7}
+    return Benchmark(
+        [Run([mean * 0.999, mean * 1.001], metadata={**metadata, "ab_pair": pair}, collect_metadata=False)
+         for pair, mean in enumerate(means, 1)]
+    )  # fmt: skip
+
+
+#: 10 noisy pairs: inconclusive at +-1 % and at +-20 %, as in issue 29
+REFERENCE = [1.0] * 10
+CHANGED = [1.3, 0.75, 1.4, 0.8, 1.25, 0.7, 1.35, 0.9, 1.2, 0.85]
+
+
+def test_a_comparison_says_its_verdict_in_one_line():
+    from perf.analysis.finished import FinishedComparison
+
+    result = api.compare(interleaved_side(REFERENCE), interleaved_side(CHANGED))
+    assert isinstance(result, api.ComparisonResult) and isinstance(result, FinishedComparison)
+    (comparison,) = result.entries[0].comparisons
+    assert comparison.paired and comparison.verdict == "inconclusive"
+    assert str(result) == result.summary
+    assert result.summary == (
+        "inconclusive: 1.02x [0.84x .. 1.23x]; about 2801 pairs would likely narrow the interval to +-1% (this run: 10)"
+    )
+
+
+def test_an_inconclusive_summary_never_claims_fewer_pairs_than_the_run_had():
+    # +-20 %: needed_processes (9) is under the run's 10 pairs
+    result = api.compare(interleaved_side(REFERENCE), interleaved_side(CHANGED), margin=0.2)
+    assert result.entries[0].comparisons[0].needed_processes == 9
+    assert result.summary == (
+        "inconclusive: 1.02x [0.84x .. 1.23x]; more pairs than this run's 10 are needed to settle it at +-20%"
+    )
+    assert "no change" not in result.summary
+
+
+def test_a_settled_comparison_says_what_it_means():
+    slower = [1.3 * mean * (1.02 if pair % 2 else 0.98) for pair, mean in enumerate(CHANGED)]
+    result = api.compare(interleaved_side(CHANGED), interleaved_side(slower))
+    assert result.summary == "slower: 1.30x [1.28x .. 1.32x]; by more than 1% (10 pairs)"

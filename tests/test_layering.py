@@ -21,7 +21,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "perf"
 
 #: layer -> layers it may import at module level
 ALLOWED = {
-    "api": {"measure", "analysis", "model", "errors"},
+    "api": {"measure", "analysis", "render", "model", "errors"},
     "cli": {"measure", "system", "collect", "storage", "analysis", "render", "model", "errors", "platform", "history"},
     "history": {"measure", "collect", "storage", "analysis", "model", "errors"},
     "pytest_plugin": {"api", "measure", "collect", "storage", "analysis", "render", "model", "errors", "platform"},

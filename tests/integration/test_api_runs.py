@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
@@ -29,9 +30,15 @@ def test_two_programs_in_interleaved_pairs(tmp_path):
     assert [benchmark.get_name() for benchmark in pair] == ["start", "start"]
     assert pair.reference.get_metadata()["command"].endswith("-S -c pass")
     assert pair.changed.get_metadata()["command"].endswith("-S -c 'import os'")
-    (result,) = api.compare(*pair).entries[0].comparisons
+    compared = api.compare(*pair)
+    (result,) = compared.entries[0].comparisons
     assert result.paired
     assert result.changed_processes == 3
+    # one line: the verdict first, the run's 3 pairs last (issue 29)
+    assert compared.summary.startswith(f"{result.verdict}: ") and "\n" not in compared.summary
+    assert re.search(r"\((3 pairs|this run: 3)\)$|this run's 3 are needed to settle it at \+-1%$", compared.summary), (
+        compared.summary
+    )
 
 
 def test_a_function_of_a_package_is_imported_by_the_workers(tmp_path, monkeypatch):
