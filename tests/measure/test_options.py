@@ -26,7 +26,7 @@ from perf.measure.arguments import (
     warmups_count,
 )
 from perf.measure.options import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget, RunOptions, check_runner_args
-from perf.measure.parent.sides import output_paths, python_labels, side_labels, side_paths
+from perf.measure.parent.sides import output_paths, side_labels
 from perf.measure.protocol import worker_arguments as options_worker_arguments
 
 
@@ -384,48 +384,6 @@ def test_append_into_a_missing_folder(tmp_path):
 def test_output_and_append_are_exclusive(tmp_path):
     with pytest.raises(UsageError, match=re.escape("--output and --append are mutually exclusive")):
         parse(["-o", str(tmp_path / "a.json"), "--append", str(tmp_path / "b.json")])
-
-
-@pytest.mark.parametrize(
-    "path, expected",
-    [
-        ("a.json", ("a-ref.json", "a-changed.json")),
-        ("out/a.json.gz", ("out/a-ref.json.gz", "out/a-changed.json.gz")),
-        ("a", ("a-ref", "a-changed")),
-    ],
-)
-def test_compare_to_writes_one_file_per_side(path, expected):
-    assert side_paths(path) == expected
-
-
-@pytest.mark.parametrize(
-    "labels, expected",
-    [
-        (("3.11", "3.12"), ("ab-3.11.json", "ab-3.12.json")),
-        (("python3.11", "pypy3"), ("ab-python3.11.json", "ab-pypy3.json")),
-        (("main branch", "my/fix"), ("ab-main-branch.json", "ab-my-fix.json")),
-        (("a b", "a/b"), ("ab-ref.json", "ab-changed.json")),  # the same file name
-        (("...", "x"), ("ab-ref.json", "ab-changed.json")),  # nothing left of a label
-        (("x" * 41, "y"), ("ab-ref.json", "ab-changed.json")),  # too long
-    ],
-)
-def test_side_files_are_named_after_the_labels(labels, expected):
-    assert side_paths("ab.json", labels) == expected
-
-
-@pytest.mark.parametrize(
-    "reference, changed, expected",
-    [
-        ("/usr/bin/python3.11", "/usr/bin/python3.12", ("python3.11", "python3.12")),  # pyperf's labels
-        ("/a/venv/bin/python", "/b/venv/bin/python", ("a", "b")),
-        ("/root/.pyenv/versions/3.11.7/bin/python", "/root/.pyenv/versions/3.12.1/bin/python", ("3.11.7", "3.12.1")),
-        ("/usr/bin/python3", "/usr/local/bin/python3", ("usr", "local")),
-        ("/opt/python", "/opt/python", ("ref", "changed")),
-        ("/python", "/x/python", ("ref", "changed")),
-    ],
-)
-def test_python_labels_tell_the_sides_apart(reference, changed, expected):
-    assert python_labels(reference, changed) == expected
 
 
 def test_labels_name_the_side_files(tmp_path):

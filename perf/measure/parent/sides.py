@@ -10,7 +10,9 @@ changed side, interleaved in pairs).  A :class:`Side` is an explicit kind:
   two sides differ by the program they time.
 
 Here too: the labels that tell the sides apart (they name the files of
-``-o``/``--append``), and the absolute path of an interpreter.
+``-o``/``--append``): from the interpreters' paths, or their versions
+when the paths do not say which is which; and the absolute path of an
+interpreter.
 
 Must not: spawn processes, print, or exit.
 """
@@ -18,7 +20,8 @@ Must not: spawn processes, print, or exit.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Literal, NamedTuple, Sequence
+import sys
+from typing import TYPE_CHECKING, Literal, Mapping, NamedTuple, Sequence
 
 from perf.errors import UsageError
 
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
     import argparse
 
     from perf.measure.options import RunOptions
+    from perf.measure.parent.probe import PythonProbe
 
 #: what a side runs: an interpreter's workers on the script, or a program
 SideKind = Literal["interpreter", "program"]
@@ -60,26 +64,98 @@ SIDE_SUFFIXES = ("ref", "changed")
 MAX_FILE_LABEL = 40
 
 
-def python_labels(reference: str, changed: str) -> tuple[str, str]:
-    """Short labels telling two interpreters apart: their file names when
-    they differ (pyperf's labels: ``python3.11``, ``python3.12``), else the
-    nearest folder that differs (``/a/venv/bin/python`` and
-    ``/b/venv/bin/python`` -> ``a``, ``b``; pyenv's ``3.11.7``,
-    ``3.12.1``), else ``ref`` and ``changed``."""
+def python_labels(
+    reference: str, changed: str, versions: tuple[str | None, str | None] = (None, None)
+) -> tuple[str, str]:
+    """Short labels telling two interpreters apart.
+
+    From their paths: their file names when they differ (pyperf's labels:
+    ``python3.11``, ``python3.12``), else the nearest folder that differs
+    (``/a/venv/bin/python`` and ``/b/venv/bin/python`` -> ``a``, ``b``;
+    pyenv's ``3.11.7``, ``3.12.1``).  When those do not say which
+    interpreter is which (one is a file name without a version, ``python``
+    or ``pypy3``, or the folder of a virtual environment, ``.venv``; or
+    the paths give no two distinct labels), the versions of the
+    interpreters (*versions*: their ``python_version`` metadata; None:
+    unknown) are the labels when they differ (``3.11.7``, ``3.12.1``).
+    Two interpreters of the same version keep their path labels when
+    these differ (``.venv`` and ``vperf``), else are ``ref`` and
+    ``changed``."""
+    found = _nearest_difference(reference, changed)
+    if found is not None and not any(map(_uninformative, found, (reference, changed))):
+        return _label_of(found[0]), _label_of(found[1])
+    short = [version_label(version) if version else "" for version in versions]
+    if all(short) and short[0] != short[1]:
+        return short[0], short[1]
+    if found is not None:
+        return _label_of(found[0]), _label_of(found[1])
+    return SIDE_SUFFIXES
+
+
+#: interpreter file names that say nothing of the version (a virtual
+#: environment's ``python``, ``python3``, ``pypy3``)
+_UNVERSIONED_NAME = r"(python|pypy|graalpy)[0-9]?(\.exe)?"
+
+
+def _nearest_difference(reference: str, changed: str) -> tuple[str, str] | None:
+    """The two paths cut after the nearest part (from their ends) that
+    differs: each side's label is the last part of its cut path; None when
+    they give no two distinct labels (the same path, or one path ends the
+    other)."""
     parts = [path.split(os.sep) for path in (reference, changed)]
     while parts[0] and parts[1] and parts[0][-1] == parts[1][-1]:
         for side in parts:
             side.pop()
-    labels = (parts[0][-1] if parts[0] else "", parts[1][-1] if parts[1] else "")
-    if not all(labels) or labels[0] == labels[1]:
-        return SIDE_SUFFIXES
-    return labels
+    if not (parts[0] and parts[0][-1] and parts[1] and parts[1][-1]):
+        return None
+    return os.sep.join(parts[0]), os.sep.join(parts[1])
 
 
-def side_labels(options: RunOptions | argparse.Namespace, program: Sequence[str] | None = None) -> tuple[str, str]:
+def _label_of(cut: str) -> str:
+    return cut.rpartition(os.sep)[2]
+
+
+def _uninformative(cut: str, path: str) -> bool:
+    """Whether the label of *path* (the last part of *cut*) does not say
+    which interpreter it is: a file name without a version, or the folder
+    of a virtual environment (it holds ``pyvenv.cfg``)."""
+    import re
+
+    if cut == path:
+        return re.fullmatch(_UNVERSIONED_NAME, _label_of(cut)) is not None
+    return os.path.isfile(os.path.join(cut, "pyvenv.cfg"))
+
+
+def version_label(python_version: str) -> str:
+    """The version part of ``python_version`` metadata: ``3.11.7`` of
+    ``3.11.7 (64-bit) revision fa7a6f2303``, ``PyPy 7.3.13`` of ``PyPy
+    7.3.13 (Python 3.10.13) (64-bit)``."""
+    return python_version.partition(" (")[0].strip()
+
+
+def interpreter_versions(probes: Mapping[str, PythonProbe]) -> dict[str, str]:
+    """The ``python_version`` metadata of this interpreter and of each
+    probed one that said it, by path."""
+    from perf.collect.python import python_version_text
+
+    versions = {sys.executable: python_version_text()}
+    for python, probe in probes.items():
+        version = (probe.metadata or {}).get("python_version")
+        if isinstance(version, str):
+            versions[python] = version
+    return versions
+
+
+def side_labels(
+    options: RunOptions | argparse.Namespace,
+    program: Sequence[str] | None = None,
+    probes: Mapping[str, PythonProbe] | None = None,
+) -> tuple[str, str]:
     """--compare-to: the labels of the reference and of the changed side:
-    ``--python-names`` when given, else the two interpreters, or with
-    *program* (``python -m perf command``) the two command lines."""
+    ``--python-names`` when given, else the two interpreters
+    (:func:`python_labels`, with the versions this interpreter and the
+    *probes* of the others give), or with *program* (``python -m perf
+    command``) the two command lines."""
     if options.python_names:
         reference, changed = options.python_names
         return reference, changed
@@ -88,15 +164,20 @@ def side_labels(options: RunOptions | argparse.Namespace, program: Sequence[str]
         import shlex
 
         return shlex.join(shlex.split(options.compare_to)), shlex.join(program)
-    return python_labels(options.compare_to, options.python)
+    versions = interpreter_versions(probes or {})
+    return python_labels(
+        options.compare_to, options.python, (versions.get(options.compare_to), versions.get(options.python))
+    )
 
 
 def _file_label(label: str) -> str:
     """*label* as a part of a file name: letters, digits, ``.``, ``_``,
-    ``+`` and ``-`` (anything else becomes ``-``)."""
+    ``+`` and ``-`` (anything else becomes ``-``), without a ``-`` at
+    either end or a ``.`` at the end (a label's leading ``.`` stays:
+    ``.venv`` -> ``ab-.venv.json``)."""
     import re
 
-    return re.sub(r"[^A-Za-z0-9._+]+", "-", label).strip(".-")
+    return re.sub(r"[.-]+$", "", re.sub(r"[^A-Za-z0-9._+]+", "-", label).lstrip("-"))
 
 
 def split_extension(path: str) -> tuple[str, str]:
