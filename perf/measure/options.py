@@ -224,9 +224,13 @@ def _check_calibration_flags(args: argparse.Namespace) -> None:
         raise UsageError("--pipe requires --worker")
 
 
-def _check_outputs(args: argparse.Namespace, mode: RunMode) -> None:
+def _check_outputs(
+    args: argparse.Namespace, mode: RunMode, probes: Optional[Mapping[str, "PythonProbe"]] = None
+) -> None:
     """Refuse now what would fail after the benchmark ran (a worker run in
-    place, without --pipe, writes -o/--append too)."""
+    place, without --pipe, writes -o/--append too); with --compare-to, the
+    files are named after the labels of the sides (the versions of the
+    interpreters, from *probes*, may be the labels)."""
     if args.output and args.append:
         raise UsageError("--output and --append are mutually exclusive")
     if args.worker and args.pipe is not None:
@@ -235,7 +239,7 @@ def _check_outputs(args: argparse.Namespace, mode: RunMode) -> None:
 
     labels = None
     if args.compare_to and not args.worker:
-        labels = side_labels(args, command_program(args) if mode == "command" else None)
+        labels = side_labels(args, command_program(args) if mode == "command" else None, probes)
     for path in output_paths(args.output, labels) if args.output else ():
         if os.path.lexists(path):
             raise OutputExistsError(path, " (use --append to add runs to it)")
@@ -265,6 +269,8 @@ def check_runner_args(
     warmups: Union[int, str],
     mode: RunMode = "script",
     hook_names: Optional[Sequence[str]] = None,
+    *,
+    probes: Optional[Mapping[str, "PythonProbe"]] = None,
 ) -> None:
     """Complete and validate parsed runner options, in place: the one
     place where they are checked.
@@ -272,7 +278,9 @@ def check_runner_args(
     *budget* and *warmups*: the defaults of the interpreter that runs the
     workers.  *mode* ``"command"`` (``python -m perf command``) cannot use
     ``--tracemalloc`` nor ``--clock cpu``.  *hook_names*: the hooks
-    ``--hook`` may name (None: not checked).  Raises
+    ``--hook`` may name (None: not checked).  *probes*: what the other
+    interpreters said (their versions may label the sides of
+    ``--compare-to``, and name its files).  Raises
     :class:`~perf.errors.UsageError`.
     """
     if args.pipe is not None:
@@ -286,7 +294,7 @@ def check_runner_args(
     _check_calibration_flags(args)
     check_mode(args, mode)
     _check_interpreters(args, mode)
-    _check_outputs(args, mode)  # with --compare-to, the files are named after the labels
+    _check_outputs(args, mode, probes)  # with --compare-to, the files are named after the labels
     _check_clock(args, mode)
     if hook_names is not None:
         _check_hook_names(args.hook, hook_names)
@@ -338,7 +346,7 @@ def check_options(
         from perf.measure.parent.plan import probe_interpreters
 
         probes, worker_jit = probe_interpreters(args, mode, probe, jit)
-    check_runner_args(args, *defaults.budget_for(worker_jit), mode, hook_names)
+    check_runner_args(args, *defaults.budget_for(worker_jit), mode, hook_names, probes=probes)
     check_machine_args(args)
     return RunOptions.from_namespace(args)._replace(given_budget=given), probes
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import platform
 import re
 import signal
 import subprocess
@@ -468,6 +469,17 @@ def _pyenv_python(exclude):
     return None
 
 
+def _pyenv_venv(tmp_path):
+    """A virtual environment of another CPython from pyenv, and that
+    CPython's version (the name of its pyenv folder); None without one."""
+    python = _pyenv_python(sys.executable)
+    if python is None:
+        return None
+    folder = tmp_path / "vref"
+    subprocess.run([python, "-m", "venv", "--without-pip", str(folder)], check=True, capture_output=True)
+    return str(folder / "bin" / "python"), pathlib.Path(python).parent.parent.name
+
+
 def test_compare_to_another_cpython(tmp_path):
     reference = _pyenv_python(sys.executable)
     if reference is None:
@@ -486,17 +498,22 @@ def test_compare_to_interleaves_pairs_and_saves_both_sides(tmp_path):
     """timeit --compare-to: workers alternate in pairs whose order comes
     from a recorded seed; -o writes one file per side; compare_to pairs
     them again."""
-    reference = _pyenv_python(sys.executable)
-    if reference is None:
+    found = _pyenv_venv(tmp_path)
+    if found is None:
         pytest.skip("no other CPython installed with pyenv")
+    reference, version = found
     output = tmp_path / "ab.json"
     argv = ["timeit", "-p", "4", "-n", "2", "--min-time", "0.001", "--compare-to", reference, "-o", str(output)]
     result = perf(*argv, "sorted(range(100))")
     assert result.returncode == 0, result.stderr
     assert "4 interleaved pairs" in result.stdout
-    labels = python_labels(reference, sys.executable)
-    sides = [tmp_path / f"ab-{label.strip('.')}.json" for label in labels]
+    # a virtual environment's folder (vref) says nothing of what differs: the versions label the sides
+    labels = version, platform.python_version()
+    sides = [tmp_path / f"ab-{label}.json" for label in labels]
     assert f"{labels[0]}: Mean +- std dev: " in result.stdout
+    assert f"{labels[1]}: Mean +- std dev: " in result.stdout
+    assert f"Mean +- std dev: [{labels[0]}] " in result.stdout
+    assert sorted(path.name for path in tmp_path.glob("ab*")) == sorted(path.name for path in sides)
     runs = []
     for path in sides:
         benchmark = load_benchmark(str(path))
@@ -784,16 +801,17 @@ def test_suite_declaring_other_benchmarks_to_the_listing_worker(tmp_path):
 
 
 def test_suite_compare_to_interleaves_pairs_inside_shuffled_rounds(tmp_path):
-    reference = _pyenv_python(sys.executable)
-    if reference is None:
+    found = _pyenv_venv(tmp_path)
+    if found is None:
         pytest.skip("no other CPython installed with pyenv")
+    reference, version = found
     bench = script(tmp_path, SUITE)
     output = tmp_path / "ab.json"
     argv = [sys.executable, str(bench), *FAST, "--compare-to", reference, "-o", str(output)]
     result = run(argv, tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("; 2 interleaved pairs") == 3
-    paths = [str(tmp_path / f"ab-{label.strip('.')}.json") for label in python_labels(reference, sys.executable)]
+    paths = [str(tmp_path / f"ab-{label}.json") for label in (version, platform.python_version())]
     sides = [load(path) for path in paths]
     pair_seeds = []
     for name in ("a", "b", "c"):

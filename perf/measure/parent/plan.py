@@ -135,7 +135,7 @@ def _planned(  # noqa: PLR0917 (the parts of a plan)
     kind: SideKind = "program" if mode == "command" else "interpreter"
     if not options.compare_to:
         return RunPlan(options, (Side(kind, options.python, options, tuple(script), program),), probes)
-    labels = side_labels(options, program if mode == "command" else None)
+    labels = side_labels(options, program if mode == "command" else None, probes)
     if mode == "command":
         import shlex
 

@@ -5,12 +5,13 @@ The probe of another interpreter is a fake: nothing is started.
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
 from helpers import runner_namespace
 
-from perf.errors import UsageError
+from perf.errors import OutputExistsError, UsageError
 from perf.measure.options import GivenBudget
 from perf.measure.parent.plan import prepare_run
 from perf.measure.parent.probe import PythonProbe
@@ -49,6 +50,28 @@ def test_compare_to_gives_two_labelled_sides_each_with_its_budget(tmp_path):
     assert (reference.options.processes, reference.options.warmups) == (6, "auto")  # the JIT budget
     assert (changed.options.processes, changed.options.warmups) == (24, 1)
     assert set(plan.probes) == {pypy}
+
+
+def test_virtual_environments_are_labelled_by_the_versions_their_probes_said(tmp_path):
+    """The probes' versions label the sides, and name the files of -o,
+    checked before the run."""
+    pythons = []
+    for name in (".venv", "vperf"):
+        (tmp_path / name / "bin").mkdir(parents=True)
+        (tmp_path / name / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        pythons.append(executable(tmp_path, f"{name}/bin/python"))
+    versions = dict(zip(pythons, ("3.12.1 (64-bit)", "3.11.7 (64-bit) revision fa7a6f2303")))
+
+    def probe(python, env):
+        return PythonProbe("cpython", {"python_version": versions[python]})
+
+    argv = ["--compare-to", pythons[0], "--python", pythons[1], "-o", str(tmp_path / "ab.json")]
+    plan = prepare_run(runner_namespace(argv), "script", GivenBudget(), ("bench.py",), jit=False, probe=probe)
+    assert plan.labels == ("3.12.1", "3.11.7")
+    assert [side.label for side in plan.sides] == ["3.12.1", "3.11.7"]
+    (tmp_path / "ab-3.11.7.json").write_text("{}")
+    with pytest.raises(OutputExistsError, match=re.escape(f"{tmp_path / 'ab-3.11.7.json'}: the file already exists")):
+        prepare_run(runner_namespace(argv), "script", GivenBudget(), ("bench.py",), jit=False, probe=probe)
 
 
 def test_command_sides_are_programs_run_by_this_interpreter():
