@@ -43,6 +43,7 @@ from perf.errors import OutputExistsError, UsageError
 from perf.model.suite import BenchmarkSuite
 from perf.render.compare_notes import (
     adjustment_lines,
+    build_lines,
     chance_lines,
     comparison_error,
     environment_warnings,
@@ -170,7 +171,11 @@ def _summary(
     if error is not None:
         raise error
     entries = comparison.entries
-    notes = [*chance_lines(comparison.everything.differences), *ignored_lines(comparison.suite, filenames)]
+    notes = [
+        *chance_lines(comparison.everything.differences),
+        *ignored_lines(comparison.suite, filenames),
+        *build_lines(suites, titles),
+    ]
     warnings = [*environment_warnings(suites, titles, comparison), *adjustment_lines(entries, titles)]
     return Summary(comparison, notes, warnings)
 

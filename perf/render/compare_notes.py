@@ -9,8 +9,10 @@ that ``compare_to`` prints and ``report`` lists under its table.
   chance alone gives (counted by :mod:`perf.analysis.finished`);
 * :func:`ignored_lines`: the benchmarks of each file that another file
   lacks;
-* :func:`environment_warnings`: separate recordings from other hosts, CPUs,
-  Python builds, or far apart in time;
+* :func:`build_lines`: which Python builds the files come from, when
+  they differ (a note: comparing builds is usually the point);
+* :func:`environment_warnings`: separate recordings from other hosts or
+  CPUs, or far apart in time;
 * :func:`adjustment_lines`: what each comparison corrected for a busy
   machine.
 
@@ -32,6 +34,7 @@ from perf.render.compare import format_adjustment
 __all__ = [
     "FAR_APART",
     "adjustment_lines",
+    "build_lines",
     "chance_lines",
     "comparison_error",
     "environment_warnings",
@@ -117,7 +120,7 @@ def _values_of(suite: BenchmarkSuite, key: str) -> list[str]:
     return found
 
 
-_MACHINE_KEYS = (("hostname", "hosts"), ("cpu_model_name", "CPUs"), ("python_version", "Python builds"))
+_MACHINE_KEYS = (("hostname", "hosts"), ("cpu_model_name", "CPUs"))
 
 
 def _file_warnings(reference: BenchmarkSuite, suite: BenchmarkSuite, titles: tuple[str, str]) -> list[str]:
@@ -167,6 +170,81 @@ def environment_warnings(
             "an interleaved run (--compare-to) measures both sides in alternation."
         )
     return lines
+
+
+# --- Python builds -----------------------------------------------------------------
+
+
+#: what tells two Python builds apart, in the order a note names it
+_BUILD_KEYS = ("python_version", "python_implementation", "python_compiler", "python_cflags")
+
+
+def build_lines(suites: Sequence[BenchmarkSuite], titles: Sequence[str]) -> list[str]:
+    """``Python builds: py311 3.11.7 (64-bit), py312 3.12.1 (64-bit)``:
+    for each changed file whose Python build differs from the reference's
+    (its version, implementation, compiler or CFLAGS), the two builds,
+    named by the first of these that differs.  A note, not a warning:
+    comparing two builds is usually the point (for the two files of an
+    interleaved run too)."""
+    reference = _build_of(suites[0])
+    lines = []
+    for suite, title in zip(suites[1:], titles[1:]):
+        described = _described_builds(reference, _build_of(suite))
+        if described is not None:
+            lines.append(f"Python builds: {titles[0]} {described[0]}, {title} {described[1]}")
+    return lines
+
+
+def _build_of(suite: BenchmarkSuite) -> dict[str, list[str]]:
+    return {key: _values_of(suite, key) for key in _BUILD_KEYS}
+
+
+def _differs(key: str, first: list[str], second: list[str]) -> bool:
+    if not first or not second:
+        return False  # unknown is not different
+    if key == "python_cflags":  # the same flags in another order are the same build
+        return _flags(first) != _flags(second)
+    return first != second
+
+
+def _flags(values: list[str]) -> set[str]:
+    return {flag for value in values for flag in value.split()}
+
+
+def _described_builds(first: dict[str, list[str]], second: dict[str, list[str]]) -> tuple[str, str] | None:
+    """Each build by its version and the first thing that tells them apart
+    (None: nothing does)."""
+    key = next((key for key in _BUILD_KEYS if _differs(key, first[key], second[key])), None)
+    if key is None:
+        return None
+    builds = (first, second)
+    versions = [" / ".join(build["python_version"]) for build in builds]
+    if key == "python_version":
+        return versions[0], versions[1]
+    if key == "python_implementation":
+        details = [" / ".join(build[key]) + " " + version for build, version in zip(builds, versions)]
+    elif key == "python_compiler":
+        details = [f"{version} built with {' / '.join(build[key])}" for build, version in zip(builds, versions)]
+    else:
+        details = [
+            f"{version} {_flags_detail(build[key], other[key])}"
+            for build, other, version in zip(builds, builds[::-1], versions)
+        ]
+    return details[0].strip(), details[1].strip()
+
+
+def _flags_detail(values: list[str], other: list[str]) -> str:
+    """``with CFLAGS -O0 -g``: the flags of *values* that the *other*
+    build lacks, else ``without CFLAGS -fwrapv``: those it lacks of the
+    other's (each in the order it was given)."""
+    only_here = _only(values, _flags(other))
+    if only_here:
+        return "with CFLAGS " + " ".join(only_here)
+    return "without CFLAGS " + " ".join(_only(other, _flags(values)))
+
+
+def _only(values: list[str], excluded: set[str]) -> list[str]:
+    return list(dict.fromkeys(flag for value in values for flag in value.split() if flag not in excluded))
 
 
 def _gap(first: BenchmarkSuite, second: BenchmarkSuite) -> datetime.timedelta | None:

@@ -26,6 +26,7 @@ from perf.render import compare as text
 from perf.render.benchmark import format_result_value
 from perf.render.compare_notes import (
     adjustment_lines,
+    build_lines,
     chance_lines,
     environment_warnings,
     ignored_lines,
@@ -308,7 +309,11 @@ def format_compare_to(suites: Sequence[BenchmarkSuite], comparison: FinishedComp
     output = _sections(comparison, context)
     if not layout.quiet:
         filenames = [str(suite.filename) for suite in suites]
-        notes = _blocks(chance_lines(comparison.everything.differences), ignored_lines(comparison.suite, filenames))
+        notes = _blocks(
+            chance_lines(comparison.everything.differences),
+            ignored_lines(comparison.suite, filenames),
+            build_lines(suites, layout.titles),
+        )
         warnings = incomplete_warnings(layout.titles, entries) + environment_warnings(suites, layout.titles, comparison)
         for block in (notes, warnings):
             if block:

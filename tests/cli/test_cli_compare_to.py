@@ -14,6 +14,7 @@ import gzip
 import json
 import math
 import os
+import pathlib
 import random
 import re
 import shutil
@@ -126,6 +127,37 @@ def test_drift_warnings_only_for_separate_machines_or_times(capsys):
     assert not any(line.startswith("WARNING") for line in near)
     quiet = lines_of(capsys, "-q", REF, CHANGED)
     assert not any(line.startswith("WARNING") for line in quiet)
+
+
+def other_build(tmp_path, source, version="3.13.0 (64-bit)", name="py313.json"):
+    """*source* as recorded by another Python build (*version*)."""
+    data = json.loads(pathlib.Path(source).read_text())
+    data["metadata"]["python_version"] = version
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+@pytest.mark.parametrize("layout", [[], ["-v"], ["-G"], ["--table"], ["--table", "--table-format", "md"]])
+def test_other_python_builds_are_named_not_warned_about(tmp_path, capsys, layout):
+    """Comparing builds is usually the point: one line names them, in every
+    layout, and no drift warning follows it."""
+    lines = lines_of(capsys, *layout, REF, other_build(tmp_path, SAME_HOST))
+    assert lines[-2:] == ["", "Python builds: ref 3.12.1 (64-bit), py313 3.13.0 (64-bit)"]
+    assert not any(line.startswith("WARNING") or "drifts" in line for line in lines)
+    assert not any("Python builds" in line for line in lines_of(capsys, "-q", *layout, REF, other_build(tmp_path, REF)))
+
+
+def test_other_builds_leave_the_warnings_of_other_hosts(tmp_path, capsys):
+    lines = lines_of(capsys, REF, other_build(tmp_path, CHANGED))
+    notes = lines[lines.index("Python builds: ref 3.12.1 (64-bit), py313 3.13.0 (64-bit)") :]
+    assert notes[1:] == [
+        "",
+        "WARNING: ref and py313 come from different hosts: bench1 vs bench2",
+        "WARNING: ref and py313 were recorded 3 days apart",
+        "The machine drifts between separate recordings and the comparison cannot cancel it; an interleaved run "
+        "(--compare-to) measures both sides in alternation.",
+    ]
 
 
 def test_chance_line_counts_comparisons(capsys):

@@ -8,7 +8,9 @@ ones run the real figures when they are there.
 
 from __future__ import annotations
 
+import json
 import os
+import pathlib
 import sys
 import xml.etree.ElementTree as ET
 
@@ -85,6 +87,19 @@ def test_two_files(tmp_path, capsys, fake_figures):
     assert [request.kind for request in fake_figures] == ["compare", "distribution", "timeline"]
     # atomic: no temporary file left
     assert os.listdir(tmp_path) == ["report.html"]
+
+
+def test_other_python_builds_are_a_note(tmp_path, capsys, fake_figures):
+    data = json.loads(pathlib.Path(SAME_HOST).read_text())
+    data["metadata"]["python_version"] = "3.13.0 (64-bit)"
+    changed = tmp_path / "py313.json"
+    changed.write_text(json.dumps(data))
+    output = tmp_path / "report.html"
+    assert run(capsys, "report", REF, str(changed), "-o", str(output))[0] == 0
+    tree = parse(output)
+    notes = texts(tree, ".//section[@id='comparison']//ul[@class='notes']/li")
+    assert notes[-1] == "Python builds: ref 3.12.1 (64-bit), py313 3.13.0 (64-bit)"
+    assert texts(tree, ".//section[@id='comparison']//ul[@class='notes warning']/li") == []
 
 
 def test_one_file_and_benchmark_selection(tmp_path, capsys, fake_figures):
