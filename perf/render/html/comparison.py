@@ -43,9 +43,10 @@ class Summary(NamedTuple):
 
     #: the comparison of each changed file to the reference
     comparison: FinishedComparison
-    #: lines under the table (how many differ by chance, ignored benchmarks)
+    #: lines under the table (how many differ by chance, ignored
+    #: benchmarks, the Python builds of the files)
     notes: Sequence[str] = ()
-    #: warnings on the files (other hosts, far apart in time)
+    #: warnings on the files (other hosts or CPUs, far apart in time)
     warnings: Sequence[str] = ()
 
     @property
