@@ -532,6 +532,8 @@ def test_compare_to_interleaves_pairs_and_saves_both_sides(tmp_path):
     assert compared.returncode == 0, compared.stderr
     assert "4 interleaved pairs" in compared.stdout
     assert "WARNING" not in compared.stdout  # the drift warning is for separate recordings
+    # the note on the builds of the two sides (no warning: comparing them is the point)
+    assert f"\nPython builds: ab-{labels[0]} {labels[0]} (" in compared.stdout
     # -o refuses to run when a side's file exists
     again = perf(*argv, "sorted(range(100))")
     assert again.returncode == 1
