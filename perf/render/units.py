@@ -9,6 +9,7 @@ Must not: import anything from perf, compute statistics, or print.
 from __future__ import annotations
 
 import datetime
+import math
 from typing import Callable, Sequence, Union
 
 Number = Union[int, float]
@@ -80,6 +81,29 @@ def format_seconds(seconds: Number | None) -> str:
     if secs and len(parts) <= 2:
         parts.append(f"{secs:.1f} sec")
     return " ".join(parts)
+
+
+def format_about(seconds: Number) -> str:
+    """An estimate of a duration, as coarse as it is: ``about 8 s``,
+    ``about 45 s`` (5 s steps from 10 s), ``about 3 min`` (whole minutes
+    from a minute)."""
+    whole = max(1, int(seconds + 0.5))
+    if whole >= 10:
+        whole = 5 * int(whole / 5 + 0.5)
+    if whole < 60:
+        return f"about {whole} s"
+    return f"about {int(seconds / 60 + 0.5)} min"
+
+
+def format_widths(half_width: float, needed: float) -> str:
+    """``+-6.0 %, needs under +-4.5 %``: the half-width of an interval of a
+    ratio and the half-width under which it decides, both on the log
+    scale, as percents of the ratio."""
+
+    def percent(width: float) -> str:
+        return f"+-{math.expm1(width) * 100:.1f} %" if math.isfinite(width) else "+-inf %"
+
+    return f"{percent(half_width)}, needs under {percent(needed)}"
 
 
 def _power_of_ten(number: int) -> int | None:

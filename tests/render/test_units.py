@@ -4,11 +4,13 @@ prints them (users grep these strings)."""
 from __future__ import annotations
 
 import datetime
+import math
 
 import pytest
 
 from perf.render.units import (
     count_of,
+    format_about,
     format_datetime,
     format_filesize,
     format_filesizes,
@@ -20,6 +22,7 @@ from perf.render.units import (
     format_timedeltas,
     format_value,
     format_values,
+    format_widths,
 )
 
 # --- durations -------------------------------------------------------------------
@@ -128,6 +131,38 @@ def test_format_filesizes() -> None:
 )
 def test_format_seconds(seconds: float | None, expected: str) -> None:
     assert format_seconds(seconds) == expected
+
+
+@pytest.mark.parametrize(
+    ("seconds", "expected"),
+    [
+        (0.2, "about 1 s"),  # never "about 0 s"
+        (4.4, "about 4 s"),
+        (9.6, "about 10 s"),
+        (12.4, "about 10 s"),  # 5 s steps from 10 s
+        (12.6, "about 15 s"),
+        (57.4, "about 55 s"),
+        (57.6, "about 1 min"),  # 60 s is a minute
+        (89, "about 1 min"),  # whole minutes from there
+        (91, "about 2 min"),
+        (1530, "about 26 min"),
+        (7200, "about 120 min"),
+    ],
+)
+def test_format_about_is_as_coarse_as_an_estimate(seconds: float, expected: str) -> None:
+    assert format_about(seconds) == expected
+
+
+@pytest.mark.parametrize(
+    ("half_width", "needed", "expected"),
+    [
+        (math.log(1.06), math.log(1.045), "+-6.0 %, needs under +-4.5 %"),
+        (0.02, 0.0, "+-2.0 %, needs under +-0.0 %"),  # an estimate right on 1
+        (math.inf, 0.01, "+-inf %, needs under +-1.0 %"),
+    ],
+)
+def test_format_widths_as_percents_of_the_ratio(half_width: float, needed: float, expected: str) -> None:
+    assert format_widths(half_width, needed) == expected
 
 
 # --- counts ------------------------------------------------------------------------
