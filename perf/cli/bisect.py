@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from perf.errors import UsageError
 
 if TYPE_CHECKING:
     from perf.analysis.compare import Comparison
-    from perf.history.bisect import BisectEvents, BisectResult, Choice, Judgement, Step
+    from perf.history.bisect import BisectEvents, BisectResult, Choice, Judgement, SessionStart, Step
 
 HELP = "Find the first commit between GOOD and BAD that performs like BAD."
 
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("after --: -p must be at least 2: a session needs 2 rounds or more to pair its commits")
     result = bisect.bisect(
         repository, good, bad, command, build_command=args.build, budget=args.budget, benchmark=benchmark,
-        events=_printer(args.budget),
+        events=_printer(),
     )  # fmt: skip
     subject = repository.subject(result.first_bad) if result.first_bad else None
     if args.json:
@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result.first_bad else 1
 
 
-def _printer(budget: float) -> BisectEvents:
+def _printer() -> BisectEvents:
     """Events that print what a bisection does as it goes."""
     from perf.history.bisect import BisectEvents
     from perf.render import bisect as render
@@ -149,8 +149,8 @@ def _printer(budget: float) -> BisectEvents:
         def building(self, commit: str) -> None:
             print(f"Building {commit[:10]}...", flush=True)
 
-        def measuring(self, step: int, session: int, commits: Sequence[str], rounds: int, spent: float) -> None:
-            print(render.format_session(step, session, len(commits), rounds, spent=spent, budget=budget), flush=True)
+        def measuring(self, start: SessionStart) -> None:
+            print(render.format_session(start), flush=True)
 
         def chosen(self, choice: Choice) -> None:
             print(render.format_choice(choice), flush=True)

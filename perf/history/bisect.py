@@ -46,16 +46,13 @@ Must not: print or exit (what happens is reported through
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from perf.analysis.compare import NO_CHANGE, Comparison
 from perf.errors import UsageError
 from perf.history.git import Repository
-from perf.history.rounds import Measured
+from perf.history.rounds import Measured, Waiting
 from perf.history.worktrees import BuildEvents, CommitMeasurer, MeasuredCommand
-
-if TYPE_CHECKING:
-    pass
 
 #: candidates measured with GOOD and BAD in each step (they split the range in 4)
 ARITY = 3
@@ -69,9 +66,6 @@ MIN_ROUNDS = 3
 #: 8 % noise per process (tests/history/test_bisect.py's); 99 % none in
 #: 200 (190 right, 10 undecided within 20 minutes)
 DECISION_CONFIDENCE = 0.99
-#: the share of the distance to a decision that the half-width must reach
-#: for a decision to be likely (the estimate of the time needed)
-LIKELY = 2 / 3
 
 #: verdicts of a candidate
 GOOD = "good"
@@ -122,6 +116,26 @@ class Step(NamedTuple):
     #: rounds of this step's sessions, and their wall time
     rounds: int
     seconds: float
+
+
+class SessionStart(NamedTuple):
+    """A session of a step starts: what it measures, and what for."""
+
+    step: int
+    #: the session's number in its step
+    session: int
+    #: GOOD, BAD, then the candidates
+    commits: tuple[str, ...]
+    rounds: int
+    #: wall time spent so far, and the budget, seconds
+    spent: float
+    budget: float
+    #: what the step waits for: BAD against GOOD until they differ, then
+    #: the undecided candidate nearest to a verdict (None: nothing of it
+    #: measured yet)
+    waiting: Waiting | None = None
+    #: about how long the session takes (None: no round timed yet)
+    seconds: float | None = None
 
 
 class Choice(NamedTuple):
@@ -177,8 +191,8 @@ class BisectResult(NamedTuple):
 class BisectEvents(BuildEvents):
     """What a bisection reports while it runs; the defaults ignore it."""
 
-    def measuring(self, step: int, session: int, commits: Sequence[str], rounds: int, spent: float) -> None:
-        """A session of *commits* (GOOD, BAD, then the candidates) starts."""
+    def measuring(self, start: SessionStart) -> None:
+        """A session starts."""
 
     def chosen(self, choice: Choice) -> None:
         """The benchmark to follow is known."""
@@ -306,8 +320,8 @@ class _Releasing(BisectEvents):
     def building(self, commit: str) -> None:
         self.reporter.building(commit)
 
-    def measuring(self, step: int, session: int, commits: Sequence[str], rounds: int, spent: float) -> None:
-        self.reporter.measuring(step, session, commits, rounds, spent)
+    def measuring(self, start: SessionStart) -> None:
+        self.reporter.measuring(start)
 
     def chosen(self, choice: Choice) -> None:
         self.reporter.chosen(choice)

@@ -17,6 +17,7 @@ import math
 from typing import Callable, Sequence
 
 from perf.analysis.compare import DEFAULT_MARGIN, NO_CHANGE, Comparison
+from perf.analysis.outlook import Outlook, decisive_half_width, outlook
 from perf.errors import UsageError
 from perf.history.bisect import (
     ALIKE,
@@ -25,7 +26,6 @@ from perf.history.bisect import (
     DECISION_CONFIDENCE,
     DIFFERENT,
     GOOD,
-    LIKELY,
     MIN_ROUNDS,
     ONLY,
     UNDECIDED,
@@ -35,14 +35,16 @@ from perf.history.bisect import (
     Estimate,
     Judgement,
     Measure,
+    SessionStart,
     Step,
     clearest,
+    clearness,
     reference_verdict,
     side_of,
     split,
 )
 from perf.history.git import short
-from perf.history.rounds import Budget, Measured, Rounds, rounds_needed
+from perf.history.rounds import LIKELY, Budget, Measured, Rounds, Waiting, half_width_of, rounds_needed
 
 #: why a bisection stops undecided, and the estimate of what would decide it
 Stop = tuple[str, "Estimate | None"]
@@ -129,7 +131,7 @@ class Search:
         and judge the candidates."""
         self.sessions += 1
         tally[0] += 1
-        self.events.measuring(number, int(tally[0]), commits, count, self.budget.spent)
+        self.events.measuring(self._start(number, int(tally[0]), commits, count))
         followed = None if self.choice is None else [self.choice.benchmark]
         measured = self.measure(commits, followed, count)
         if followed is not None and followed[0] not in measured.results:
@@ -148,6 +150,49 @@ class Search:
         if verdict == DIFFERENT:
             return self._judge(commits[2:])
         return None
+
+    def _start(self, number: int, session: int, commits: list[str], count: int) -> SessionStart:
+        """The event of a session about to measure *commits* in *count* rounds."""
+        workers = len(commits) * self._benchmarks()
+        per_round = self.budget.per_round(workers)
+        waiting = self._waiting(commits[2:], count, workers) if self.pools else None
+        seconds = None if per_round is None else per_round * count
+        spent, budget = self.budget.spent, self.budget.seconds
+        return SessionStart(number, session, tuple(commits), count, spent, budget, waiting, seconds)
+
+    def _waiting(self, candidates: list[str], count: int, workers: int) -> Waiting | None:
+        """What a session of *candidates* is measured for: BAD against GOOD
+        until they differ, then the candidate nearest to a verdict (the
+        :func:`clearness` of its decisive interval), with what deciding
+        likely still costs (as :meth:`_out_of_budget` estimates it)."""
+        rounds = self._rounds()
+
+        def likely(comparison: Comparison, target: float) -> Outlook | None:
+            return outlook(
+                half_width_of(comparison),
+                comparison.reference_processes,
+                target,
+                sessions=(count, self.session_rounds),
+                seconds_per_round=self.budget.per_round(workers),
+                most=self.budget.rounds_left(workers),
+            )
+
+        if self.choice is None or self._reference_verdict() != DIFFERENT:
+            found = likely(self._references(), self._references_target())
+            decisive = rounds.compare(self.good, self.bad, DECISION_CONFIDENCE)
+            needed = decisive_half_width(decisive.ratio, math.log1p(DEFAULT_MARGIN))
+            return Waiting(None, decisive, half_width_of(decisive), needed, 1, found)
+        measured = [commit for commit in candidates if rounds.rounds(commit, self.good, self.bad) >= 2]
+        if not measured:
+            return None
+        positions = {commit: rounds.position(commit, self.good, self.bad, DECISION_CONFIDENCE) for commit in measured}
+        nearest = max(measured, key=lambda commit: clearness(positions[commit]))
+        widest = max((rounds.position(commit, self.good, self.bad) for commit in measured), key=half_width_of)
+        found = likely(widest, self._candidates_target())
+        position = positions[nearest]
+        return Waiting(
+            nearest, position, half_width_of(position), decisive_half_width(position.ratio), len(measured), found
+        )
 
     def _pool(self, measured: Measured, commits: Sequence[str]) -> None:
         """Add a session's results to the rounds of each benchmark."""
@@ -278,21 +323,30 @@ class Search:
             estimate = Estimate(more, commits, per_worker * commits * self._benchmarks())
         return reason, estimate
 
+    def _references_target(self) -> float:
+        """The half-width of BAD against GOOD (95 %) that would likely tell
+        them apart, or show them alike (whichever the estimate is nearer
+        to): :data:`LIKELY` of the one that decides where it stands."""
+        return LIKELY * decisive_half_width(self._references().ratio, math.log1p(DEFAULT_MARGIN))
+
+    def _candidates_target(self) -> float:
+        """The half-width of a candidate's position (95 %) that would likely
+        place it like GOOD or like BAD: :data:`LIKELY` of half the distance
+        between them (where either lies from their midpoint)."""
+        return LIKELY * abs(math.log(self._references().ratio)) / 2
+
     def _references_more(self) -> int | None:
         """More rounds that would likely tell GOOD and BAD apart, or show
-        them alike (whichever the estimate is nearer to)."""
+        them alike."""
         references = self._references()
-        distance = abs(math.log(references.ratio))
-        band = math.log1p(DEFAULT_MARGIN)
-        needed = rounds_needed(references, LIKELY * max(distance, band - distance))
+        needed = rounds_needed(references, self._references_target())
         return None if needed is None else needed - references.reference_processes
 
     def _candidates_more(self, candidates: list[str]) -> int | None:
         """More rounds that would likely place every one of *candidates*
-        like GOOD or like BAD (half the distance between them away from
-        their midpoint)."""
+        like GOOD or like BAD."""
         rounds = self._rounds()
-        half = LIKELY * abs(math.log(self._references().ratio)) / 2
+        half = self._candidates_target()
         mores = []
         for commit in candidates:
             position = rounds.position(commit, self.good, self.bad)

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple, Sequence
 from perf.analysis.compare import Comparison
 from perf.analysis.contrasts import contrast
 from perf.analysis.interference import CPU_BOUND_SHARE
+from perf.analysis.outlook import Outlook, rounds_to_narrow
 from perf.analysis.statistics import stdev
 from perf.errors import WorkerError
 
@@ -42,6 +43,9 @@ if TYPE_CHECKING:
 
 #: (session number, round in that session)
 Key = tuple[int, int]
+#: the share of the distance to a decision that the half-width must reach
+#: for a decision to be likely (the estimates of the time needed)
+LIKELY = 2 / 3
 
 
 class Measured(NamedTuple):
@@ -162,10 +166,36 @@ def rounds_needed(comparison: Comparison, half_width: float) -> int | None:
     would likely be no wider than +-*half_width* (log scale): the rounds
     so far times (its half-width / *half_width*) squared (doc/design.rst,
     R3); None when it cannot be estimated."""
-    if comparison.low <= 0 or not math.isfinite(comparison.high) or half_width <= 0:
-        return None
-    current = math.log(comparison.high / comparison.low) / 2
-    return max(comparison.reference_processes, math.ceil(comparison.reference_processes * (current / half_width) ** 2))
+    return rounds_to_narrow(half_width_of(comparison), comparison.reference_processes, half_width)
+
+
+def half_width_of(comparison: Comparison) -> float:
+    """The half-width of the interval of *comparison* on the log scale
+    (inf when it has no bounds)."""
+    if not comparison.low > 0 or not math.isfinite(comparison.high):
+        return math.inf
+    return math.log(comparison.high / comparison.low) / 2
+
+
+class Waiting(NamedTuple):
+    """What the next session of a search is measured for: the interval
+    that must decide, how far it is from deciding, and what that likely
+    still costs."""
+
+    #: what must be decided: a candidate commit (``perf bisect``) or a
+    #: benchmark (``--confirm``); None: BAD against GOOD
+    subject: str | None
+    #: its interval so far, at the confidence that decides
+    interval: Comparison
+    #: the half-width of that interval, and the half-width under which it
+    #: decides where it stands now (:func:`perf.analysis.outlook.decisive_half_width`),
+    #: log scale
+    half_width: float
+    needed: float
+    #: how many are undecided, the subject among them
+    undecided: int
+    #: what the decision likely still costs (None: not estimated)
+    outlook: Outlook | None
 
 
 class Budget:
@@ -182,15 +212,27 @@ class Budget:
         """Seconds per worker so far (None: none ran)."""
         return self.running / self.workers if self.workers else None
 
+    def per_round(self, workers: int) -> float | None:
+        """Seconds per round of *workers* workers so far (None: none ran)."""
+        per_worker = self.per_worker()
+        return None if per_worker is None else per_worker * workers
+
+    def rounds_left(self, workers: int) -> int | None:
+        """The rounds of *workers* workers that the rest of the budget pays
+        for (None: unknown, no worker ran or none took any time)."""
+        per_round = self.per_round(workers)
+        if not per_round:
+            return None
+        return max(0, int((self.seconds - self.spent) // per_round))
+
     def fit(self, commits: int, rounds: int, fewest: int) -> int | None:
         """The rounds of a session of *commits* that the budget leaves:
         *rounds*, or fewer (None: not even *fewest*).  Before any session,
         *rounds*: the first one always runs."""
-        per_worker = self.per_worker()
-        if per_worker is None:
+        if self.per_worker() is None:
             return rounds
-        left = (self.seconds - self.spent) // (per_worker * commits) if per_worker > 0 else rounds
-        count = min(rounds, int(left))
+        left = self.rounds_left(commits)
+        count = rounds if left is None else min(rounds, left)
         return count if count >= min(fewest, rounds) else None
 
     def add(self, seconds: float, setup: float, workers: int) -> None:

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Sequence
 
 from perf.analysis.compare import Comparison
 from perf.render.compare import format_bracket, format_factor
-from perf.render.units import count_of, format_seconds
+from perf.render.units import count_of, format_about, format_seconds, format_widths
 
 if TYPE_CHECKING:
-    from perf.history.bisect import BisectResult, Choice, Estimate, Judgement, Step
+    from perf.history.bisect import BisectResult, Choice, Estimate, Judgement, SessionStart, Step
+    from perf.history.rounds import Waiting
 
 #: characters of a commit id in the steps
 SHORT = 10
@@ -42,14 +43,46 @@ def _rounds(count: int) -> str:
     return f"{count} round{'' if count == 1 else 's'}"
 
 
-def format_session(step: int, session: int, commits: int, rounds: int, *, spent: float, budget: float) -> str:
-    """The line before a session: what it measures, and the time spent."""
-    candidates = commits - 2
+def format_session(start: SessionStart) -> str:
+    """The line before a session: what it measures, the time spent, what
+    the step waits for and about how long that likely takes (one line)::
+
+        Step 1, session 2: GOOD, BAD and 1 commit, 10 rounds (24.7 sec of 20 min spent); waiting for
+        355c8d51a0 vs their midpoint: 0.957x [0.903x .. 1.014x] at 99%, +-6.0 %, needs under +-4.5 %;
+        this step: about 1 min
+
+    (here folded: it is one line).  The interval decides when its
+    half-width is under the distance that places it (BAD against GOOD:
+    excludes 1, or fits in the 1 % band)."""
+    candidates = len(start.commits) - 2
     what = "GOOD and BAD" if not candidates else f"GOOD, BAD and {candidates} commit{'s' if candidates > 1 else ''}"
-    return (
-        f"Step {step}, session {session}: {what}, {_rounds(rounds)} "
-        f"({format_seconds(spent)} of {format_seconds(budget)} spent)"
+    text = (
+        f"Step {start.step}, session {start.session}: {what}, {_rounds(start.rounds)} "
+        f"({format_seconds(start.spent)} of {format_seconds(start.budget)} spent)"
     )
+    waiting = start.waiting
+    if waiting is None:
+        return text if start.seconds is None else f"{text}; this session: {format_about(start.seconds)}"
+    text += f"; waiting for {_waited(waiting)}, {format_widths(waiting.half_width, waiting.needed)}"
+    outlook = waiting.outlook
+    if outlook is None:
+        return text
+    if not outlook.decided:
+        return f"{text}; the budget likely ends this step first, in {format_about(outlook.seconds)}"
+    return f"{text}; this step: {format_about(outlook.seconds)}"
+
+
+def _waited(waiting: Waiting) -> str:
+    """What a session waits for, and its interval: BAD against GOOD, or a
+    candidate's position (the nearest to a verdict when several are
+    undecided)."""
+    interval = waiting.interval
+    confidence = f"at {interval.confidence:.0%}"
+    if waiting.subject is None:
+        return f"BAD vs GOOD: {format_ratio(interval)} {confidence}"
+    nearest = f" (the nearest of {waiting.undecided})" if waiting.undecided > 1 else ""
+    position = f"{interval.ratio:.3f}x {format_interval(interval)} {confidence}"
+    return f"{waiting.subject[:SHORT]}{nearest} vs their midpoint: {position}"
 
 
 def format_choice(choice: Choice) -> str:

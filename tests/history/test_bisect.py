@@ -16,6 +16,7 @@ import pytest
 
 import perf
 from perf.analysis.compare import compare_paired_process_means
+from perf.analysis.outlook import Outlook, outlook
 from perf.errors import UsageError
 from perf.history.bisect import (
     BAD,
@@ -33,7 +34,7 @@ from perf.history.bisect import (
     side_of,
     split,
 )
-from perf.history.rounds import Measured
+from perf.history.rounds import Measured, Rounds, half_width_of
 
 COMMITS = [f"{index:02d}" + "0" * 38 for index in range(31)]
 
@@ -381,11 +382,13 @@ def test_side_of_needs_the_whole_interval_on_one_side(low, high, bad_is_slower, 
 class Recorder(BisectEvents):
     def __init__(self):
         self.sessions = []
+        self.starts = []
         self.steps = []
         self.choices = []
 
-    def measuring(self, step, session, commits, rounds, spent):
-        self.sessions.append((step, session, list(commits), rounds))
+    def measuring(self, start):
+        self.sessions.append((start.step, start.session, list(start.commits), start.rounds))
+        self.starts.append(start)
 
     def chosen(self, choice):
         self.choices.append(choice)
@@ -402,6 +405,66 @@ def test_events_say_each_session_and_step():
     step, session, commits_, rounds = events.sessions[0]
     assert (step, session, len(commits_), rounds) == (1, 1, 5, 10)
     assert events.choices == [result.choice]
+
+
+class Keeping(AlternatingMachine):
+    """Keeps what each session gave, to check what the next one waits for."""
+
+    def __call__(self, commits, benchmarks, rounds):
+        measured = super().__call__(commits, benchmarks, rounds)
+        self.results = [*getattr(self, "results", []), (list(commits), measured.results["b"])]
+        return measured
+
+
+def test_each_session_says_what_the_step_waits_for():
+    good, commits, speeds = history(17)
+    speeds["b"][commits[21]] = 1.055  # further from the midpoint than the others: nearer a verdict
+    machine = Keeping(speeds, seconds=0.5)
+    machine.spread = 1.08
+    events = Recorder()
+    bisect(good, commits, machine, events=events)
+    first, second = events.starts[:2]
+    # nothing measured, nothing timed yet
+    assert (first.step, first.session, first.waiting, first.seconds) == (1, 1, None, None)
+    assert (second.step, second.session, second.spent, second.budget) == (1, 2, 25.0, 1200.0)
+    assert second.seconds == 25.0  # 10 rounds of 5 workers, 0.5 s each
+    # the rounds so far, as the search pools them
+    rounds = Rounds((good, commits[-1]))
+    rounds.add(1, *machine.results[0])
+    candidates = [commits[7], commits[14], commits[21]]
+    positions = {commit: rounds.position(commit, good, commits[-1], 0.99) for commit in candidates}
+    waiting = second.waiting
+    assert waiting.subject == commits[21] == max(candidates, key=lambda commit: clearness(positions[commit]))
+    assert (waiting.interval, waiting.undecided) == (positions[commits[21]], 3)
+    assert waiting.half_width == pytest.approx(math.log(waiting.interval.high / waiting.interval.low) / 2)
+    assert waiting.needed == pytest.approx(abs(math.log(waiting.interval.ratio)))
+    # deciding likely takes the 95 % intervals to two thirds of half the distance between GOOD and BAD
+    widest = max(half_width_of(rounds.position(commit, good, commits[-1])) for commit in candidates)
+    expected = outlook(
+        widest, 10, 2 / 3 * math.log(1.05) / 2, sessions=(10, 10), seconds_per_round=2.5, most=(1200 - 25) // 2.5
+    )
+    assert waiting.outlook == expected and expected.decided and expected.rounds % 10 == 0
+    # a later step: its candidates have no rounds yet, but a session's time is known
+    later = next(start for start in events.starts if start.step == 2)
+    assert (later.session, later.waiting, later.seconds) == (1, None, len(later.commits) * 10 * 0.5)
+
+
+def test_the_session_waits_for_good_and_bad_until_they_differ():
+    good, commits, speeds = history(10, effect=1.02)
+    machine = AlternatingMachine(speeds, seconds=1.0)
+    machine.spread = 1.2  # +-20 % per process: a 2 % difference needs hundreds of rounds
+    events = Recorder()
+    result = bisect(good, commits, machine, budget=600, events=events)
+    waiting = events.starts[1].waiting
+    assert waiting.subject is None and waiting.interval.confidence == 0.99 and waiting.undecided == 1
+    references = waiting.interval
+    assert not references.different
+    band = math.log1p(0.01)
+    assert waiting.needed == pytest.approx(max(abs(math.log(references.ratio)), band - abs(math.log(references.ratio))))
+    # the budget ends the step first: 550 s left, 5 s a round
+    assert waiting.outlook == Outlook(110, 550.0, False)
+    assert events.starts[-1].waiting.outlook == Outlook(10, 50.0, False)
+    assert result.more.rounds > 100
 
 
 def test_the_budget_counts_the_workers_of_every_benchmark():
