@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Sequence
 from perf.errors import UsageError
 
 if TYPE_CHECKING:
-    from perf.history.confirm import ConfirmEvents, Remeasurement
+    from perf.history.confirm import ConfirmEvents, ConfirmSession, Remeasurement
     from perf.history.timelines import Change, Timeline
 
 #: what a change can come to, in the summary's order (NOT_MEASURED: no session measured it)
@@ -126,17 +126,14 @@ def summary(counts: dict[str, int]) -> str:
 
 
 def _progress(pair: tuple[str, str]) -> ConfirmEvents:
-    """Events that say on standard error when the sessions of *pair* start."""
+    """Events that say on standard error when the sessions of *pair* start,
+    and what they wait for."""
     from perf.history.confirm import ConfirmEvents
-    from perf.history.git import short
+    from perf.render.history import format_confirm_session
 
     class Progress(ConfirmEvents):
-        def measuring(self, session: int, benchmarks: Sequence[str], rounds: int) -> None:
-            if session == 1:
-                print(f"Measuring {short(pair[0])} and {short(pair[1])} together...", file=sys.stderr)
-            else:
-                still = f"{', '.join(benchmarks)} still inconclusive"
-                print(f"    session {session}: {still}, {rounds} more pairs...", file=sys.stderr)
+        def measuring(self, start: ConfirmSession) -> None:
+            print(format_confirm_session(pair, start), file=sys.stderr, flush=True)
 
     return Progress()
 

@@ -24,10 +24,12 @@ Must not: print or exit.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
-from perf.analysis.compare import FASTER, INCONCLUSIVE, NO_CHANGE, SLOWER, Comparison
-from perf.history.rounds import Budget, Measured, Rounds
+from perf.analysis.compare import DEFAULT_MARGIN, FASTER, INCONCLUSIVE, NO_CHANGE, SLOWER, Comparison
+from perf.analysis.outlook import decisive_half_width, outlook
+from perf.history.rounds import LIKELY, Budget, Measured, Rounds, Waiting, half_width_of
 
 if TYPE_CHECKING:
     from perf.history.git import Repository
@@ -62,11 +64,27 @@ class Remeasurement(NamedTuple):
     skipped: bool = False
 
 
+class ConfirmSession(NamedTuple):
+    """A session of a pair of commits starts: what it measures, and what for."""
+
+    #: its number (1-based), and the most sessions of a pair
+    session: int
+    sessions: int
+    #: the benchmarks it measures: all of them, then those still inconclusive
+    benchmarks: tuple[str, ...]
+    rounds: int
+    #: the inconclusive benchmark furthest from a verdict, whose interval
+    #: the pair waits for (None: nothing measured yet)
+    waiting: Waiting | None = None
+    #: about how long the session takes (None: no worker timed yet)
+    seconds: float | None = None
+
+
 class ConfirmEvents:
     """What a re-measurement reports; the defaults ignore it."""
 
-    def measuring(self, session: int, benchmarks: Sequence[str], rounds: int) -> None:
-        """A session of the pair starts: *benchmarks* still inconclusive."""
+    def measuring(self, start: ConfirmSession) -> None:
+        """A session of the pair starts."""
 
 
 def outcome(direction: str, comparison: Comparison) -> str:
@@ -109,7 +127,9 @@ def remeasure(
         if count is None:
             break
         sessions += 1
-        events.measuring(sessions, pending, count)
+        events.measuring(
+            _start(pools, pair, pending, numbers=(sessions, max_sessions), sizes=(count, rounds), budget=budget)
+        )
         measured = measure(pair, pending, count)
         budget.add(measured.seconds, measured.setup, count * len(pair) * len(pending))
         seconds += measured.seconds + measured.setup
@@ -121,6 +141,58 @@ def remeasure(
     return Remeasurement(
         comparisons, sessions, seconds, None if per_pair is None else per_pair * len(pair), skipped=not sessions
     )
+
+
+def _start(
+    pools: dict[str, Rounds],
+    pair: Sequence[str],
+    pending: Sequence[str],
+    *,
+    numbers: tuple[int, int],
+    sizes: tuple[int, int],
+    budget: Budget,
+) -> ConfirmSession:
+    """The event of session *numbers* (this one, the most) of *pending*
+    benchmarks in *sizes* rounds (this session's, a full one's)."""
+    workers = len(pair) * len(pending)
+    per_round = budget.per_round(workers)
+    session, most = numbers
+    limit = sizes[0] + (most - session) * sizes[1]
+    left = budget.rounds_left(workers)
+    limit = limit if left is None else min(limit, left)
+    waits = [
+        _waiting(name, pools[name].compare(pair[0], pair[1]), sizes, per_round, limit)
+        for name in pending
+        if name in pools
+    ]
+    waiting = max(waits, key=_distance, default=None)
+    if waiting is not None:
+        waiting = waiting._replace(undecided=len(waits))
+    seconds = None if per_round is None else per_round * sizes[0]
+    return ConfirmSession(session, most, tuple(pending), sizes[0], waiting, seconds)
+
+
+def _distance(waiting: Waiting) -> float:
+    """How far an interval is from a verdict: its half-width over the one it needs."""
+    return waiting.half_width / waiting.needed if waiting.needed > 0 else math.inf
+
+
+def _waiting(name: str, comparison: Comparison, sizes: tuple[int, int], per_round: float | None, limit: int) -> Waiting:
+    """What an inconclusive benchmark waits for: an interval that excludes
+    1 or fits in the 1 % band, and what that likely still costs (the
+    half-width :data:`~perf.history.rounds.LIKELY` of the one that
+    decides where it stands, as ``perf bisect`` estimates GOOD and BAD)."""
+    needed = decisive_half_width(comparison.ratio, math.log1p(DEFAULT_MARGIN))
+    half_width = half_width_of(comparison)
+    found = outlook(
+        half_width,
+        comparison.reference_processes,
+        LIKELY * needed,
+        sessions=sizes,
+        seconds_per_round=per_round,
+        most=limit,
+    )
+    return Waiting(name, comparison, half_width, needed, 1, found)
 
 
 def compare_commits(

@@ -21,9 +21,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Sequence
 
-from perf.render.units import format_values
+from perf.render.units import count_of, format_about, format_values, format_widths
 
 if TYPE_CHECKING:
+    from perf.history.confirm import ConfirmSession
     from perf.history.store import Recording
     from perf.history.timelines import Change, Timeline
 
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 SHORT = 12
 #: characters of a commit id in the line of an add
 ADD_SHORT = 8
+#: characters of a commit id in the progress lines of --confirm
+PROGRESS_SHORT = 10
 
 
 def short(commit: str, length: int = SHORT) -> str:
@@ -157,6 +160,34 @@ def format_changes(timelines: Sequence[Timeline]) -> list[str]:
         for change in changes
     ]
     return _table(headers, rows, right=(4,))
+
+
+def format_confirm_session(pair: Sequence[str], start: ConfirmSession) -> str:
+    """The line before a session of ``--confirm``: the pair of commits
+    (first session), or the benchmarks still inconclusive, the interval
+    of the one furthest from a verdict against the half-width it needs,
+    and about how long the pair likely still takes (one line)."""
+    if start.session == 1:
+        about = "" if start.seconds is None else f" (this session: {format_about(start.seconds)})"
+        return f"Measuring {short(pair[0], PROGRESS_SHORT)} and {short(pair[1], PROGRESS_SHORT)} together{about}..."
+    text = f"    session {start.session}: {', '.join(start.benchmarks)} still inconclusive"
+    waiting = start.waiting
+    if waiting is not None:
+        interval = waiting.interval
+        furthest = f", the furthest {waiting.subject}" if waiting.undecided > 1 else ""
+        text += (
+            f"{furthest} at {format_ratio(interval.ratio)} {format_ratio_interval(interval.low, interval.high)}, "
+            f"{format_widths(waiting.half_width, waiting.needed)}"
+        )
+    text += f"; {count_of(start.rounds, 'more pair')}"
+    outlook = None if waiting is None else waiting.outlook
+    if outlook is not None:
+        if outlook.decided:
+            return f"{text}; this pair: {format_about(outlook.seconds)}"
+        return f"{text}; likely still inconclusive at its last session, in {format_about(outlook.seconds)}"
+    if start.seconds is not None:
+        return f"{text}; this session: {format_about(start.seconds)}"
+    return text + "..."
 
 
 def _number(value: float) -> float | None:

@@ -11,8 +11,10 @@ import pytest
 
 import perf
 from perf.analysis.compare import compare_paired_process_means
+from perf.analysis.outlook import Outlook
 from perf.cli.main import main
-from perf.history.confirm import Remeasurement
+from perf.history.confirm import ConfirmSession, Remeasurement
+from perf.history.rounds import Waiting
 from perf.history.timelines import Change, CommitPoint, Timeline
 from perf.storage import files
 
@@ -76,6 +78,18 @@ def timeline(name, ids, ratio):
     )
 
 
+def sessions(benchmarks):
+    """The starts of three sessions: all the benchmarks, then "noisy" still
+    inconclusive (likely decided after the second, then not after the third)."""
+    noisy = paired(1.02, spread=0.2)
+    waiting = Waiting("noisy", noisy, 0.153, 0.0093, 1, Outlook(10, 30.0, True))
+    return [
+        ConfirmSession(1, 3, tuple(benchmarks), 10),
+        ConfirmSession(2, 3, ("noisy",), 10, waiting, 30.0),
+        ConfirmSession(3, 3, ("noisy",), 10, waiting._replace(outlook=Outlook(10, 30.0, False)), 30.0),
+    ]
+
+
 @pytest.fixture
 def measured(monkeypatch, store, repo):
     """Three timelines with a change each, between the repository's first
@@ -89,8 +103,8 @@ def measured(monkeypatch, store, repo):
 
     def compare_commits(repository, before, after, args, *, benchmarks=None, python=None, budget=None, **kwargs):
         calls.append((before, after, list(args), list(benchmarks), python, budget.seconds))
-        for session in 1, 2, 3:  # the sessions say when they start
-            kwargs["confirm_events"].measuring(session, ["noisy"] if session > 1 else benchmarks, 10)
+        for start in sessions(benchmarks):  # the sessions say when they start, and what for
+            kwargs["confirm_events"].measuring(start)
         comparisons = {name: results[name] for name in benchmarks if name in results}
         return Remeasurement(comparisons, 3, 90.0, 1.5)
 
@@ -108,8 +122,10 @@ def test_confirm_tells_confirmed_refuted_and_inconclusive_apart(store, repo, mea
     lines = err.splitlines()
     assert lines[:3] == [
         f"Measuring {ids[0][:10]} and {ids[1][:10]} together...",
-        "    session 2: noisy still inconclusive, 10 more pairs...",
-        "    session 3: noisy still inconclusive, 10 more pairs...",
+        "    session 2: noisy still inconclusive at 0.999x [0.858x .. 1.164x], +-16.5 %, needs under +-0.9 %; "
+        "10 more pairs; this pair: about 30 s",
+        "    session 3: noisy still inconclusive at 0.999x [0.858x .. 1.164x], +-16.5 %, needs under +-0.9 %; "
+        "10 more pairs; likely still inconclusive at its last session, in about 30 s",
     ]
     del lines[1:3]
     assert lines[1].startswith(f"up on m1, {ids[1][:10]}: re-measured 1.08") and lines[1].endswith(

@@ -4,24 +4,28 @@ inconclusive, up to 3, within the budget, and what they show of a change
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 import pytest
 
 import perf
 from perf.analysis.compare import INCONCLUSIVE, compare_paired_process_means
+from perf.analysis.outlook import Outlook, decisive_half_width, outlook
 from perf.history.confirm import (
     CONFIRMED,
     MAX_SESSIONS,
     NOT_CONFIRMED,
     REFUTED,
+    ConfirmEvents,
+    ConfirmSession,
     compare_commits,
     other_direction,
     outcome,
     remeasure,
 )
 from perf.history.git import Repository
-from perf.history.rounds import Budget, Measured
+from perf.history.rounds import LIKELY, Budget, Measured
 
 PAIR = ("a" * 40, "b" * 40)
 
@@ -82,6 +86,64 @@ def test_the_budget_bounds_the_sessions():
     assert remeasurement.sessions == 3 and budget.spent == 50
     later = remeasure(PAIR, ["noisy"], sessions, rounds=10, budget=budget)
     assert later.skipped and later.comparisons == {} and len(sessions.calls) == 3
+
+
+class Starts(ConfirmEvents):
+    def __init__(self):
+        self.starts = []
+
+    def measuring(self, start):
+        self.starts.append(start)
+
+
+def test_each_session_says_what_it_waits_for_and_how_long_it_likely_takes():
+    events = Starts()
+    sessions = Sessions({"noisy": 1.02, "up": 1.08}, {"noisy": 0.3})  # 1 s a worker
+    remeasure(PAIR, ["noisy", "up"], sessions, rounds=10, budget=Budget(600), events=events)
+    first, second, third = events.starts
+    # nothing measured, nothing timed yet
+    assert first == ConfirmSession(1, MAX_SESSIONS, ("noisy", "up"), 10)
+    # the interval of the first session, against the half-width that decides it where it stands
+    alone = Sessions({"noisy": 1.02}, {"noisy": 0.3})
+    after_one = remeasure(PAIR, ["noisy"], alone, rounds=10, budget=Budget(600), max_sessions=1)
+    interval = after_one.comparisons["noisy"]
+    assert (second.session, second.benchmarks, second.rounds, second.seconds) == (2, ("noisy",), 10, 20.0)
+    waiting = second.waiting
+    assert (waiting.subject, waiting.interval, waiting.undecided) == ("noisy", interval, 1)
+    assert waiting.half_width == pytest.approx(math.log(interval.high / interval.low) / 2)
+    assert waiting.needed == pytest.approx(decisive_half_width(interval.ratio, math.log1p(0.01)))
+    # +-30 % per pair: far more rounds than the two sessions left, 2 s a round
+    assert waiting.outlook == Outlook(20, 40.0, False)
+    assert third.waiting.outlook == Outlook(10, 20.0, False)
+
+
+def test_a_likely_decision_is_estimated_in_whole_sessions():
+    events = Starts()
+    sessions = Sessions({"close": 1.03}, {"close": 0.042})  # a 3 % change, +-4.2 % per pair
+    remeasure(PAIR, ["close"], sessions, rounds=10, budget=Budget(600), events=events)
+    waiting = events.starts[1].waiting
+    assert waiting.interval.verdict == INCONCLUSIVE
+    expected = outlook(
+        waiting.half_width, 10, LIKELY * waiting.needed, sessions=(10, 10), seconds_per_round=2.0, most=20
+    )
+    # 26 rounds in all: 16 more, two sessions
+    assert waiting.outlook == expected == Outlook(20, 40.0, True)
+
+
+def test_the_pair_waits_for_the_benchmark_furthest_from_a_verdict():
+    events = Starts()
+    sessions = Sessions({"wide": 1.02, "narrower": 1.02}, {"wide": 0.3, "narrower": 0.05})
+    remeasure(PAIR, ["narrower", "wide"], sessions, rounds=10, budget=Budget(600), events=events)
+    waiting = events.starts[1].waiting
+    assert (waiting.subject, waiting.undecided) == ("wide", 2)
+
+
+def test_the_budget_limits_the_estimate():
+    events = Starts()
+    sessions = Sessions({"noisy": 1.02}, {"noisy": 0.3})
+    remeasure(PAIR, ["noisy"], sessions, rounds=10, budget=Budget(50), events=events)
+    # 20 s a session: 30 s left after the first, 15 rounds of 2 s
+    assert events.starts[1].waiting.outlook == Outlook(15, 30.0, False)
 
 
 def comparison(ratio, spread=0.002, count=10):
