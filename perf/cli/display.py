@@ -71,9 +71,7 @@ class ProgressLine:
     def update(self, progress: Any) -> None:
         """Called by the manager after each worker (a ``Progress``)."""
         output = progress.output
-        if output.stderr.strip():
-            self._clear()
-            self.stream.write(output.stderr if output.stderr.endswith("\n") else output.stderr + "\n")
+        self._worker_stderr(output.stderr)
         if self.quiet:
             return
         if self.verbose:
@@ -90,6 +88,22 @@ class ProgressLine:
             self.stream.write(".")
         self.stream.flush()
         self.printed = True
+
+    def show(self, text: str, stderr: str = "") -> None:
+        """A worker finished, with a line of the caller's (*text*, shown on a
+        terminal; a dot otherwise); *stderr*: what the worker wrote there."""
+        self._worker_stderr(stderr)
+        if self.quiet:
+            return
+        self.stream.write("\r\x1b[K" + text if self.tty else ".")
+        self.stream.flush()
+        self.printed = True
+
+    def _worker_stderr(self, stderr: str) -> None:
+        """A worker's stderr (the benchmarked code's warnings), above the line."""
+        if stderr.strip():
+            self._clear()
+            self.stream.write(stderr if stderr.endswith("\n") else stderr + "\n")
 
     def _clear(self) -> None:
         if self.printed:

@@ -14,8 +14,7 @@ recorded before it stay in the store.
 from __future__ import annotations
 
 import argparse
-from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:
     from perf.history.store import Recording
@@ -45,22 +44,13 @@ def add_arguments(action: str, parser: argparse.ArgumentParser) -> None:
     )
 
 
-class _Shown(NamedTuple):
-    """What perf.cli.display.ProgressLine reads of a worker's progress."""
-
-    name: str
-    done: int
-    total: int
-    output: Any
-    elapsed: float
-
-
 def run(args: argparse.Namespace) -> int:
     from perf.cli.display import ProgressLine
     from perf.cli.history_store import adding_to
     from perf.errors import UsageError
     from perf.history.git import Repository, short
     from perf.history.record import RecordEvents, RecordOptions, RecordProgress, parse_args, record
+    from perf.render.history import format_record_progress
     from perf.render.units import count_of
 
     if args.max_worktrees is not None and args.max_worktrees < 2:
@@ -88,11 +78,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"Measuring {what}", flush=True)
 
         def progress(self, progress: RecordProgress) -> None:
-            name = f"round {progress.round}/{progress.rounds} ({short(progress.commit)})"
-            if progress.batches > 1:
-                name = f"batch {progress.batch}/{progress.batches}, {name}"
-            worker = SimpleNamespace(stderr=progress.stderr, elapsed=0.0)
-            self.line.update(_Shown(name, progress.done, progress.total, worker, progress.elapsed))
+            self.line.show(format_record_progress(progress), progress.stderr)
 
         def recorded(self, commit: str, recordings: list[Recording]) -> None:
             self.line.close()

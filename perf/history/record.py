@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 from perf.errors import UsageError
 from perf.history.git import Repository, short
@@ -68,9 +68,10 @@ class RecordProgress(NamedTuple):
     #: workers done and planned, over every batch
     done: int
     total: int
-    #: seconds since the first worker, and the estimate of those left
+    #: seconds since the first worker finished, and about how many are
+    #: left (None: fewer than 2 rounds done, a guess would be wild)
     elapsed: float
-    left: float
+    left: float | None
     #: what the worker wrote on stderr (the benchmarked code's warnings)
     stderr: str = ""
 
@@ -121,10 +122,20 @@ def batches(commits: Sequence[str], bound: int | None) -> list[list[str]]:
         start += bound - overlap
 
 
+def time_left(elapsed: float, done: int, left: int, per_round: float) -> float | None:
+    """About how long *left* more workers take, when *done* workers took
+    *elapsed* seconds (those after the first: it calibrates the loops, and
+    the builds come before it); *per_round*: the workers of a round.  None
+    before 2 rounds are done: a guess would be wild."""
+    if done < 2 * per_round or done < 2:
+        return None
+    return elapsed / (done - 1) * max(0, left)
+
+
 class _Progress(SessionEvents):
     """The session events of one batch, turned into :class:`RecordProgress`."""
 
-    def __init__(self, events: RecordEvents, commits: Sequence[str], rounds: int, before: int) -> None:
+    def __init__(self, events: RecordEvents, commits: Sequence[str], rounds: int, before: int, clock: _Clock) -> None:
         self.events = events
         self.commits = list(commits)
         self.rounds = rounds
@@ -135,8 +146,7 @@ class _Progress(SessionEvents):
         self.before = before
         self.done = 0
         self.total = rounds * len(commits)
-        #: when the first worker of the recording started
-        self.started = time.monotonic()
+        self.clock = clock
 
     def listed(self, names: list[str]) -> None:
         self.total *= len(names)
@@ -145,8 +155,8 @@ class _Progress(SessionEvents):
     def progress(self, side: int, progress: Progress) -> None:
         self.done += 1
         done, total = self.before + self.done, self.before + self.total + self.later
-        elapsed = time.monotonic() - self.started
-        left = elapsed / done * max(0, total - done)
+        elapsed = self.clock.since_first()
+        left = time_left(elapsed, done, total - done, self.total / self.rounds)
         round_ = min(self.rounds, math.ceil(self.done * self.rounds / self.total))
         self.events.progress(
             RecordProgress(
@@ -163,6 +173,21 @@ class _Progress(SessionEvents):
         )
 
 
+class _Clock:
+    """When the first worker of a recording finished (every batch's
+    progress counts from it)."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.first: float | None = None
+
+    def since_first(self) -> float:
+        now = self.clock()
+        if self.first is None:
+            self.first = now
+        return now - self.first
+
+
 def record(
     store: HistoryStore,
     repository: Repository,
@@ -171,25 +196,26 @@ def record(
     *,
     options: RecordOptions | None = None,
     events: RecordEvents | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> list[Recording]:
     """Measure *commits* (full ids, resolved beforehand) interleaved, in
     sessions of :func:`batches`, and add each commit's result to *store*
-    with its date (*options*: --python, --build...)."""
+    with its date (*options*: --python, --build...; *clock*: the time of
+    the progress' estimates)."""
     options = options or RecordOptions()
     events = events or RecordEvents()
     sessions = batches(commits, options.max_worktrees)
     rounds = command.plan.options.processes
     recorded: list[Recording] = []
-    started = time.monotonic()
+    timing = _Clock(clock)
     done = 0
     lock = ("perf", "history", "record")
     with CommitMeasurer(repository, command, options.build, events, lock_command=lock) as measurer:
         for index, batch in enumerate(sessions):
             events.measuring(batch, index + 1, len(sessions))
-            reporter = _Progress(events, batch, rounds, done)
+            reporter = _Progress(events, batch, rounds, done, timing)
             reporter.position = (index + 1, len(sessions))
             reporter.later = rounds * sum(len(later) for later in sessions[index + 1 :])
-            reporter.started = started
             _names, results = measurer.record(batch, reporter, reporter.listed)
             done += reporter.done
             for side, commit in enumerate(batch):

@@ -25,6 +25,7 @@ from perf.render.units import count_of, format_about, format_values, format_widt
 
 if TYPE_CHECKING:
     from perf.history.confirm import ConfirmSession
+    from perf.history.record import RecordProgress
     from perf.history.store import Recording
     from perf.history.timelines import Change, Timeline
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 SHORT = 12
 #: characters of a commit id in the line of an add
 ADD_SHORT = 8
-#: characters of a commit id in the progress lines of --confirm
+#: characters of a commit id in the progress lines of record and --confirm
 PROGRESS_SHORT = 10
 
 
@@ -160,6 +161,22 @@ def format_changes(timelines: Sequence[Timeline]) -> list[str]:
         for change in changes
     ]
     return _table(headers, rows, right=(4,))
+
+
+def format_record_progress(progress: RecordProgress) -> str:
+    """The progress line of ``history record`` (rewritten in place on a
+    terminal): the round it waits for, the commit whose worker just
+    finished, the processes done, and about how long is left::
+
+        batch 1/2, round 3/6 (0bd58d9ffb): 9/24 processes, about 10 s left
+    """
+    text = f"round {progress.round}/{progress.rounds} ({short(progress.commit, PROGRESS_SHORT)})"
+    if progress.batches > 1:
+        text = f"batch {progress.batch}/{progress.batches}, {text}"
+    text += f": {progress.done}/{progress.total} processes"
+    if progress.left is not None and progress.done < progress.total:
+        text += f", {format_about(progress.left)} left"
+    return text
 
 
 def format_confirm_session(pair: Sequence[str], start: ConfirmSession) -> str:

@@ -133,6 +133,31 @@ def test_tty_worker_stderr_clears_the_line_first():
     )  # fmt: skip
 
 
+def test_a_line_of_the_callers_own():
+    """history record writes its own line (the round, the commit, about how
+    long is left); a dot per worker when stderr is not a terminal."""
+    stream = FakeStream(tty=True)
+    line = ProgressLine(quiet=False, stream=stream)
+    line.show("round 1/6 (94b8317318): 2/24 processes")
+    line.show("round 3/6 (bd5047ed89): 9/24 processes, about 10 s left", stderr="warning: slow")
+    line.close()
+    assert stream.getvalue() == (
+        CLEAR + "round 1/6 (94b8317318): 2/24 processes"
+        + CLEAR + "warning: slow\n"
+        + CLEAR + "round 3/6 (bd5047ed89): 9/24 processes, about 10 s left"
+        + CLEAR
+    )  # fmt: skip
+    dots = FakeStream(tty=False)
+    line = ProgressLine(quiet=False, stream=dots)
+    line.show("round 1/6 (94b8317318): 2/24 processes")
+    line.show("round 1/6 (94b8317318): 3/24 processes")
+    line.close()
+    assert dots.getvalue() == "..\n"
+    quiet = FakeStream(tty=True)
+    ProgressLine(quiet=True, stream=quiet).show("round 1/6 (94b8317318): 2/24 processes", stderr="warning")
+    assert quiet.getvalue() == "warning\n"
+
+
 def test_stream_defaults_to_stderr(capsys):
     line = ProgressLine(quiet=False)
     line.update(progress(1))

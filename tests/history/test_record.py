@@ -135,8 +135,9 @@ def test_events_build_measure_progress_record(repo, tmp_path, measurer):
     events = Events()
     options = RecordOptions(build="echo built > built.txt")
     commits = repo.commits[:2]
+    clock = helpers.FakeClock(step=2.0)  # a worker every 2 s
     with HistoryStore.open_or_create(str(tmp_path / "store")) as store:
-        record(store, Repository(repo.path), commits, command("-p", "3"), options=options, events=events)
+        record(store, Repository(repo.path), commits, command("-p", "3"), options=options, events=events, clock=clock)
     assert events.seen == [
         ("measuring", tuple(commits), 1, 1),
         ("building", commits[0]),  # the worktrees are built when the session needs them
@@ -148,7 +149,24 @@ def test_events_build_measure_progress_record(repo, tmp_path, measurer):
     assert [(item.done, item.total) for item in progress] == [(done, 6) for done in range(1, 7)]
     assert [item.round for item in progress] == [1, 1, 2, 2, 3, 3]
     assert [item.commit for item in progress] == commits * 3
-    assert progress[-1].left == 0 and all(item.left >= 0 for item in progress)
+    # time from the first worker on (it calibrates; builds come before it)
+    assert [item.elapsed for item in progress] == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+    # nothing said before 2 rounds are done, then 2 s a worker
+    assert [item.left for item in progress] == [None, None, None, 4.0, 2.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("elapsed", "done", "left", "per_round", "expected"),
+    [
+        (6.0, 4, 2, 2, 4.0),  # 3 workers after the first in 6 s: 2 s each
+        (6.0, 3, 3, 2, None),  # 1.5 rounds: say nothing
+        (0.0, 1, 5, 0.5, None),  # one worker: nothing to time
+        (10.0, 6, 0, 2, 0.0),
+        (30.0, 31, 90, 10, 90.0),  # a later batch: workers of every batch so far
+    ],
+)
+def test_the_time_left_counts_from_the_first_worker_after_2_rounds(elapsed, done, left, per_round, expected):
+    assert record_module.time_left(elapsed, done, left, per_round) == expected
 
 
 def test_python_inside_the_worktree(repo, tmp_path, measurer):
