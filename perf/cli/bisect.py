@@ -5,7 +5,8 @@ Everything is checked before anything is measured: the repository, both
 revisions, that GOOD is an ancestor of BAD, the measured command ``ARGS``
 (a bench script or ``-m perf timeit ...``, with runner options for one
 session), ``--budget``, the ``--json`` output, and ``-b NAME`` (against
-the benchmarks a worker lists).  The benchmark followed, each session and
+the benchmarks a worker lists).  The benchmark followed, each session
+(with what its step waits for and about how long that likely takes) and
 each step are printed as they come; the command ends with ``First bad
 commit: SHA SUBJECT`` (exit status 0) or ``cannot decide: ...`` and, when
 it can tell, about how much more time would likely decide it (exit

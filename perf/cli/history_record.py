@@ -6,9 +6,10 @@ or ``-m perf timeit ...``, and its budget), the repository (``--repo``,
 default ``.``), every revision and the store (created when the folder is
 missing or empty).  The revisions are measured together, in rounds
 (:mod:`perf.history.record`); a progress line on stderr says the round,
-the commit and the time left; one line per revision recorded.  A failing
-build or run stops with one error naming the revision, and the batches
-recorded before it stay in the store.
+the commit and, after two rounds, about how long is left
+(:func:`perf.render.history.format_record_progress`); one line per
+revision recorded.  A failing build or run stops with one error naming
+the revision, and the batches recorded before it stay in the store.
 """
 
 from __future__ import annotations

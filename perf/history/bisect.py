@@ -39,6 +39,13 @@ once one interval excludes 1 (:class:`Choice` says which, and why).
 
 The search itself is :class:`perf.history.bisect_search.Search`.
 
+Each session starts with a :class:`SessionStart`: what it measures, and
+what the step waits for (a :class:`perf.history.rounds.Waiting`: BAD
+against GOOD until they differ, then the undecided candidate nearest to
+a verdict) with about how long that likely takes
+(:func:`perf.analysis.outlook.outlook`, from the targets of the final
+estimate).
+
 Must not: print or exit (what happens is reported through
 :class:`BisectEvents`); the statistics are :mod:`perf.analysis`'s.
 """
