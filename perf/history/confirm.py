@@ -179,8 +179,8 @@ def _distance(waiting: Waiting) -> float:
 
 def _waiting(name: str, comparison: Comparison, sizes: tuple[int, int], per_round: float | None, limit: int) -> Waiting:
     """What an inconclusive benchmark waits for: an interval that excludes
-    1 or fits in the 1 % band, and what that likely still costs (the
-    half-width :data:`~perf.history.rounds.LIKELY` of the one that
+    1 or fits in the 1 % band, and what that likely still costs (until
+    its half-width is :data:`~perf.history.rounds.LIKELY` of the one that
     decides where it stands, as ``perf bisect`` estimates GOOD and BAD)."""
     needed = decisive_half_width(comparison.ratio, math.log1p(DEFAULT_MARGIN))
     half_width = half_width_of(comparison)

@@ -68,8 +68,8 @@ class RecordProgress(NamedTuple):
     #: workers done and planned, over every batch
     done: int
     total: int
-    #: seconds since the first worker finished, and about how many are
-    #: left (None: fewer than 2 rounds done, a guess would be wild)
+    #: seconds since the first worker finished, and about how many seconds
+    #: are left (None: fewer than 2 rounds done, a guess would be wild)
     elapsed: float
     left: float | None
     #: what the worker wrote on stderr (the benchmarked code's warnings)
@@ -123,10 +123,11 @@ def batches(commits: Sequence[str], bound: int | None) -> list[list[str]]:
 
 
 def time_left(elapsed: float, done: int, left: int, per_round: float) -> float | None:
-    """About how long *left* more workers take, when *done* workers took
-    *elapsed* seconds (those after the first: it calibrates the loops, and
-    the builds come before it); *per_round*: the workers of a round.  None
-    before 2 rounds are done: a guess would be wild."""
+    """About how long *left* more workers take, when *done* workers are
+    done and *elapsed* seconds passed since the first of them finished (the
+    first is left out: it calibrates the loops, and the builds come before
+    it); *per_round*: the workers of a round.  None before 2 rounds are
+    done: a guess would be wild."""
     if done < 2 * per_round or done < 2:
         return None
     return elapsed / (done - 1) * max(0, left)
