@@ -6,9 +6,8 @@ the standard deviation of the values, the fastest value, how many
 processes and values, and the loops.  Tests measured in pytest's own
 process (``benchmark.pedantic``) say so, and have no interval.
 
-``--perf-compare`` shows compare_to's table; without ``-v``,
-:func:`without_busy_machine_notes` leaves out its busy-machine notes and
-counts them in one line.  ``--benchmark-compare`` shows the means of this
+``--perf-compare`` shows compare_to's table (without ``-v``, one line
+counts its busy-machine notes).  ``--benchmark-compare`` shows the means of this
 session and of the saved runs (:func:`saved_comparison_table`), and says
 when a saved run was measured by pytest-benchmark (:func:`other_tool_line`).
 
@@ -18,15 +17,12 @@ statistics beyond calling perf.analysis.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from perf.analysis.intervals import benchmark_mean_interval
 from perf.pytest_plugin.fixture import BenchmarkStats
 from perf.pytest_plugin.measure import IN_PYTEST
 from perf.pytest_plugin.workers import Outcomes, Progress
-
-if TYPE_CHECKING:
-    from perf.analysis.finished import FinishedComparison
 
 #: perf's means over pytest-benchmark's, measured by both tools on the same
 #: tests (the project's study of the plugin): the median, and the range by test
@@ -160,38 +156,3 @@ def other_tool_line(sources: Sequence[str]) -> str:
         f"{high - 1:+.0%} may be the tool's; save the baseline again with perf's plugin "
         "(--benchmark-save or --benchmark-autosave)"
     )
-
-
-def without_busy_machine_notes(
-    lines: Sequence[str], comparison: FinishedComparison, titles: Sequence[str]
-) -> list[str]:
-    """*lines*, compare_to's text of *comparison* (*titles*: the reference's
-    and this session's), without the busy-machine notes of each comparison
-    (they need ``-v``), and with one line that counts them instead."""
-    from perf.render.compare_notes import adjustment_lines
-
-    entries = comparison.entries
-    notes = set(adjustment_lines(entries, titles))
-    kept: list[str] = []
-    for line in lines:
-        # the notes left out leave no blank lines in a row (nor at the end)
-        if line not in notes and (line or (kept and kept[-1])):
-            kept.append(line)
-    while kept and not kept[-1]:
-        kept.pop()
-    noted = sum(1 for entry in entries if adjustment_lines([entry], titles))
-    if noted:
-        kept.extend(["", _busy_machine_line(comparison.everything.corrected, noted, comparison.everything.compared)])
-    return kept
-
-
-def _busy_machine_line(corrected: int, noted: int, compared: int) -> str:
-    """How many comparisons were corrected for a busy machine (*corrected*
-    of *compared*) and, when more have busy-machine notes (*noted*: a
-    correction too small to move the ratio, a machine speed left
-    uncorrected), how many have notes."""
-    verb = "was" if corrected == 1 else "were"
-    line = f"perf: {corrected} of {compared} comparisons {verb} corrected for a busy machine"
-    if noted == corrected:
-        return f"{line} (-v shows how)"
-    return f"{line}, {noted} {'has a note' if noted == 1 else 'have notes'} on it (-v shows them)"

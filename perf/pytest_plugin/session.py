@@ -32,7 +32,7 @@ from perf.pytest_plugin import compat_json
 from perf.pytest_plugin.fixture import BenchmarkFixture, BenchmarkStats
 from perf.pytest_plugin.measure import IN_PYTEST, measure_function
 from perf.pytest_plugin.options import IGNORED_OPTIONS, PytestBudget, Settings
-from perf.pytest_plugin.report import other_tool_line, saved_comparison_table, without_busy_machine_notes
+from perf.pytest_plugin.report import other_tool_line, saved_comparison_table
 from perf.pytest_plugin.workers import (
     Outcomes,
     Progress,
@@ -317,12 +317,10 @@ class PerfSession:
             return [f"perf: --perf-compare: {error}"]
         # the notes on a busy machine and on chance need -v: pytest's
         # summary keeps the table and the verdicts, and counts the
-        # busy-machine notes in one line (compare_to prints them even with -q)
-        layout = Layout(titles, verbose=True, table=True, quiet=not self.verbose)
-        text = format_compare_to([reference, current], comparison, layout)
-        if not self.verbose:
-            text = without_busy_machine_notes(text, comparison, titles)
-        lines = [f"perf: compared with {reference.filename}", *text]
+        # busy-machine notes in one line
+        layout = Layout(titles, verbose=True, table=True, quiet=not self.verbose, busy_notes=self.verbose)
+        lines = [f"perf: compared with {reference.filename}"]
+        lines.extend(format_compare_to([reference, current], comparison, layout))
         percent = self.option.perf_fail_on_slowdown
         if percent is not None:
             found = find_slowdowns(comparison, percent)

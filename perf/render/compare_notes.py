@@ -14,7 +14,7 @@ that ``compare_to`` prints and ``report`` lists under its table.
 * :func:`environment_warnings`: separate recordings from other hosts or
   CPUs, or far apart in time;
 * :func:`adjustment_lines`: what each comparison corrected for a busy
-  machine.
+  machine, or :func:`adjustment_count_lines`: one line that counts them.
 
 Must not: compute statistics, read files, print, or raise (an error is
 returned to the command, which decides).
@@ -33,6 +33,7 @@ from perf.render.compare import format_adjustment
 
 __all__ = [
     "FAR_APART",
+    "adjustment_count_lines",
     "adjustment_lines",
     "build_lines",
     "chance_lines",
@@ -91,6 +92,21 @@ def adjustment_lines(entries: Sequence[BenchmarkComparison], titles: Sequence[st
         for title, comparison in zip(titles[1:], entry.comparisons):
             lines.extend(f"{entry.name}: {line}" for line in format_adjustment(comparison, titles[0], title))
     return lines
+
+
+def adjustment_count_lines(comparison: FinishedComparison, titles: Sequence[str]) -> list[str]:
+    """In place of :func:`adjustment_lines`: a blank line and one line that
+    counts the comparisons corrected for a busy machine and, when more have
+    notes (a correction too small to move the ratio, a machine speed left
+    uncorrected), those; nothing when none has a note."""
+    noted = sum(1 for entry in comparison.entries if adjustment_lines([entry], titles))
+    if not noted:
+        return []
+    corrected, compared = comparison.everything.corrected, comparison.everything.compared
+    line = f"{corrected} of {compared} comparisons {'was' if corrected == 1 else 'were'} corrected for a busy machine"
+    if noted == corrected:
+        return ["", f"{line} (-v shows how)"]
+    return ["", f"{line}, {noted} {'has a note' if noted == 1 else 'have notes'} on it (-v shows them)"]
 
 
 def chance_lines(found: Differences | None) -> list[str]:

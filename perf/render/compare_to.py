@@ -25,6 +25,7 @@ from perf.model.suite import BenchmarkSuite
 from perf.render import compare as text
 from perf.render.benchmark import format_result_value
 from perf.render.compare_notes import (
+    adjustment_count_lines,
     adjustment_lines,
     build_lines,
     chance_lines,
@@ -52,6 +53,9 @@ class Layout(NamedTuple):
     table_format: str = "rest"
     #: slower and faster benchmarks grouped (2 files)
     group_by_speed: bool = False
+    #: each comparison's busy-machine notes; False: one line counts them
+    #: (the pytest plugin without -v)
+    busy_notes: bool = True
 
 
 class _Context(NamedTuple):
@@ -146,7 +150,7 @@ def _hidden_lines(hidden: Sequence[BenchmarkComparison], context: _Context) -> l
         details = ", ".join(filter(None, [bracket, text.format_needed(comparison, context.margin)]))
         lines.append(f"- inconclusive: {label}: {text.format_factor(comparison.ratio)} {details}")
     # the verdicts that rest on corrected data say so, hidden or not
-    lines.extend(f"- {line}" for line in adjustment_lines(hidden, context.layout.titles))
+    lines.extend(f"- {line}" for line in _adjustment_lines(hidden, context))
     return lines
 
 
@@ -220,7 +224,7 @@ def _group_section(section: Section, context: _Context) -> list[str]:
             shown.extend(members)
     return _blocks(
         *blocks,
-        adjustment_lines(shown, context.layout.titles),
+        _adjustment_lines(shown, context),
         _hidden_lines(hidden, context),
         _geometric_mean_lines(section.geometric_means, context),
     ) or _hidden_line(hidden)
@@ -257,7 +261,11 @@ def _table_section(section: Section, context: _Context) -> list[str]:
     # the corrected verdicts in the table say so, as the list's lines do;
     # pyperf's table names the hidden benchmarks even with -q
     hidden_lines = _hidden_lines(hidden, context) or _hidden_line(hidden)
-    return _blocks(table, adjustment_lines(shown, context.layout.titles), hidden_lines)
+    return _blocks(table, _adjustment_lines(shown, context), hidden_lines)
+
+
+def _adjustment_lines(entries: Sequence[BenchmarkComparison], context: _Context) -> list[str]:
+    return adjustment_lines(entries, context.layout.titles) if context.layout.busy_notes else []
 
 
 def _hidden_line(hidden: Sequence[BenchmarkComparison]) -> list[str]:
@@ -319,6 +327,8 @@ def format_compare_to(suites: Sequence[BenchmarkSuite], comparison: FinishedComp
             if block:
                 output.append("")
                 output.extend(block)
+    if not layout.busy_notes:
+        output.extend(adjustment_count_lines(comparison, layout.titles))
     return output
 
 

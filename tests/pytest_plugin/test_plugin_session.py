@@ -101,7 +101,7 @@ def test_perf_compare_shows_the_busy_machine_notes_under_v(pytester, busy):
 def test_perf_compare_counts_the_busy_machine_notes_without_v(pytester, busy):
     lines = compared(pytester, *busy)
     assert lines[0] == f"perf: compared with {busy[0]}"
-    assert lines[-2:] == ["", "perf: 1 of 1 comparisons was corrected for a busy machine (-v shows how)"]
+    assert lines[-2:] == ["", "1 of 1 comparisons was corrected for a busy machine (-v shows how)"]
     table = lines[1:-2]
     assert table[0].startswith("+---")
     assert table[-1].startswith("+---")
@@ -116,7 +116,7 @@ def test_notes_without_a_correction_are_counted_apart(pytester, tmp_path):
         compared(pytester, reference, changed, "-v")
     )
     lines = compared(pytester, reference, changed)
-    assert lines[-1] == "perf: 0 of 1 comparisons were corrected for a busy machine, 1 has a note on it (-v shows them)"
+    assert lines[-1] == "0 of 1 comparisons were corrected for a busy machine, 1 has a note on it (-v shows them)"
 
 
 def test_header_says_the_budget(pytester):

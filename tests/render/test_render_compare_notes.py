@@ -102,3 +102,19 @@ def test_other_differences_still_warn():
         "The machine drifts between separate recordings and the comparison cannot cancel it; "
         "an interleaved run (--compare-to) measures both sides in alternation.",
     ]
+
+
+def test_the_busy_machine_notes_can_be_counted_in_one_line(tmp_path):
+    from helpers import busy_recording
+
+    from perf.render.compare_to import Layout, format_compare_to
+    from perf.storage.files import load
+
+    files = [busy_recording(tmp_path / "a.json", 1.0), busy_recording(tmp_path / "b.json", 1.06, speed=1.2)]
+    suites = [load(path) for path in files]
+    comparison = finish_comparison(suites)
+    noted = format_compare_to(suites, comparison, Layout(["a", "b"], table=True))
+    counted = format_compare_to(suites, comparison, Layout(["a", "b"], table=True, busy_notes=False))
+    assert any(line.startswith("loop: busy machine: ") for line in noted)
+    assert not any("busy machine: " in line for line in counted)
+    assert counted[-2:] == ["", "1 of 1 comparisons was corrected for a busy machine (-v shows how)"]
