@@ -235,8 +235,9 @@ def format_adjustment(comparison: Comparison, reference_title: str, changed_titl
         it within the recordings (slope 0.93 +- 0.05)
 
     When the benchmark did not follow the probe within the recordings, the
-    first line says the verdict uses "the ratio with a wider interval" and
-    the last one that nothing is taken out.
+    first line says the verdict uses the ratio without the time off the CPU
+    (or as recorded), in a wider interval, and the last one that nothing is
+    taken out.
     """
     adjustment = comparison.adjustment
     if adjustment is None:
@@ -244,7 +245,11 @@ def format_adjustment(comparison: Comparison, reference_title: str, changed_titl
     lines = []
     if comparison.corrected:
         raw = adjustment.raw
-        which = "the ratio with a wider interval" if adjustment.untracked else "the corrected ratio"
+        which = "the corrected ratio"
+        if adjustment.untracked:
+            lost = adjustment.cpu_time and any(adjustment.marked)
+            which = "the ratio without the time off the CPU" if lost else "the ratio as recorded"
+            which += ", in a wider interval"
         lines.append(
             f"busy machine: the verdict uses {which}, {_ratio_interval(comparison)}; "
             f"as recorded (--no-correction): {_ratio_interval(raw)}, {raw.verdict}"

@@ -148,7 +148,9 @@ def _hidden_lines(hidden: Sequence[BenchmarkComparison], context: _Context) -> l
     for label, comparison in _labelled(hidden, context, Verdict.INCONCLUSIVE):
         bracket = text.format_bracket(comparison, context.margin)
         details = ", ".join(filter(None, [bracket, text.format_needed(comparison, context.margin)]))
-        lines.append(f"- inconclusive: {label}: {text.format_factor(comparison.ratio)} {details}")
+        # never "no change" beside "inconclusive", even for equal means
+        factor = text.format_factor(comparison.ratio) if comparison.ratio != 1.0 else "1.00x"
+        lines.append(f"- inconclusive: {label}: {factor} {details}")
     # the verdicts that rest on corrected data say so, hidden or not
     lines.extend(f"- {line}" for line in _adjustment_lines(hidden, context))
     return lines

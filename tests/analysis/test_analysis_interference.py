@@ -493,6 +493,6 @@ def test_a_benchmark_that_does_not_follow_the_probe_keeps_its_ratio_in_a_wider_i
     assert comparison.low < 1.0 and comparison.high > 1.06  # either reading
     assert comparison.verdict == compare.INCONCLUSIVE
     lines = format_adjustment(comparison, "a", "b")
-    assert lines[0].startswith("busy machine: the verdict uses the ratio with a wider interval, 1.060x [")
+    assert lines[0].startswith("busy machine: the verdict uses the ratio as recorded, in a wider interval, 1.060x [")
     assert "but this benchmark did not follow the probe within the recordings (slope " in lines[1]
     assert lines[1].endswith("nothing is taken out, and the interval is widened by what the probe's shift could change")

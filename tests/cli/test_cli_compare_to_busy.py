@@ -55,7 +55,7 @@ def test_no_correction_compares_the_times_as_recorded(recordings, capsys):
     assert status == 0
     assert out.splitlines() == [
         "Benchmark hidden because not significant (1): loop",
-        "- inconclusive: loop: 1.02x slower [0.94x .. 1.11x], about 498 processes per file would narrow it to +-1%",
+        "- inconclusive: loop: 1.02x slower [0.94x .. 1.11x], about 500 processes per file would narrow it to +-1%",
     ]
 
 

@@ -110,7 +110,7 @@ def test_comparison_says_what_the_verdict_means(capsys):
     assert lines[3].endswith(": 1.01x slower [0.989x .. 1.025x] (inconclusive)")
     assert lines[4] == (
         "inconclusive: maybe no change, maybe more than 1%, since the 95% interval contains 1x and reaches "
-        "beyond +-1%; 6 interleaved pairs; p = 0.39; about 12 interleaved pairs would narrow it to +-1%"
+        "beyond +-1%; 6 interleaved pairs; p = 0.39; about 15 interleaved pairs would narrow it to +-1%"
     )
 
 

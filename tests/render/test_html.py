@@ -268,7 +268,7 @@ def test_summary_rows_have_means_ratios_and_verdicts(two_files):
     # the factor and the interval of compare_to's text
     assert by_name["call_slower"][3] == "1.11x slower [1.10x .. 1.12x]"
     assert by_name["call_faster"][3] == "1.25x faster [1.24x .. 1.26x]"
-    assert "about 168 processes per file would narrow it to +-1%" in by_name["noisy_inconclusive"][4]
+    assert "about 171 processes per file would narrow it to +-1%" in by_name["noisy_inconclusive"][4]
     # the verdict is a class too (coloured), its explanation below
     spans = tree.findall(".//table[@class='summary']/tbody//span[@class]")
     assert "verdict small-change" in {span.get("class") for span in spans}

@@ -133,7 +133,7 @@ def test_a_suite_comparison_is_a_line_per_benchmark_then_the_geometric_mean():
         "call_faster: faster: 0.80x [0.80x .. 0.81x]; by more than 1% (20 vs 20 processes)",
         "dict_no_change: no change: 1.000x [0.999x .. 1.002x]; less than 1% either way (20 vs 20 processes)",
         "list_small_change: small change: 1.011x [1.009x .. 1.014x]; real, but maybe less than 1% (20 vs 20 processes)",
-        "noisy_inconclusive: inconclusive: 1.009x [0.979x .. 1.040x]; about 168 processes per side would likely "
+        "noisy_inconclusive: inconclusive: 1.009x [0.979x .. 1.040x]; about 171 processes per side would likely "
         "narrow the interval to +-1% (this run: 20 and 20)",
         "unequal_counts: slower: 1.052x [1.043x .. 1.061x]; by more than 1% (20 vs 8 processes)",
         "geometric mean: small change: 0.992x [0.987x .. 0.998x]; real, but maybe less than 1%",
