@@ -102,7 +102,7 @@ def compare_benchmarks(
     if robust:
         return ranks.rank_compare_process_means(ref_means, new_means, margin)
     if correct:
-        from perf.analysis.interference import compare_recordings
+        from perf.analysis.recordings import compare_recordings
 
         # separate recordings: correct for a busy machine with the workers' evidence
         adjusted = compare_recordings(reference, changed, margin)

@@ -16,7 +16,8 @@ is never read as "clean".
   child program has a low share by nature.  With
   ``--clock cpu`` the values already leave out the time off the CPU.
 * :func:`probe_ratio` compares the speed probe of two recordings: how much
-  slower or faster the machine itself ran while each was made.
+  slower or faster the machine itself ran while each was made
+  (:mod:`perf.analysis.recordings` corrects a comparison with it).
 
 Which probe made the figures (``speed_probe``, issue 21): perf's first
 probe (files without the key: :data:`INTERPRETER_PROBE`) timed interpreter
@@ -35,7 +36,7 @@ import math
 from typing import NamedTuple, Sequence
 
 from perf.analysis.compare import Comparison
-from perf.analysis.statistics import median, within_slope
+from perf.analysis.statistics import median
 from perf.analysis.statistics import variance as _variance
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
@@ -238,12 +239,12 @@ def probe_ratio(reference: Benchmark, changed: Benchmark) -> Comparison | None:
     compares values (ratio above 1: the machine ran slower while *changed*
     was recorded), or None when either recording has fewer than 2 probes
     or their probes cannot be compared (:func:`probe_source`)."""
-    if _unlike_probes(probe_sources(reference), probe_sources(changed))[0] is not None:
+    if unlike_probes(probe_sources(reference), probe_sources(changed))[0] is not None:
         return None
-    return _machine(process_evidence(reference), process_evidence(changed))
+    return machine_comparison(process_evidence(reference), process_evidence(changed))
 
 
-def _machine(reference: Sequence[ProcessEvidence], changed: Sequence[ProcessEvidence]) -> Comparison | None:
+def machine_comparison(reference: Sequence[ProcessEvidence], changed: Sequence[ProcessEvidence]) -> Comparison | None:
     from perf.analysis.compare import compare_process_means
 
     ref, new = ([item.probe for item in side if item.probe] for side in (reference, changed))
@@ -268,7 +269,7 @@ def machine_weight(shift: float, standard_error: float) -> float:
     return shift * shift / (shift * shift + standard_error * standard_error)
 
 
-def _corrected_means(evidence: Sequence[ProcessEvidence], cpu_time: bool) -> list[float]:
+def cpu_means(evidence: Sequence[ProcessEvidence], cpu_time: bool) -> list[float]:
     if not cpu_time:
         return [item.mean for item in evidence]
     return [item.mean * item.cpu_share if item.cpu_share else item.mean for item in evidence]
@@ -289,134 +290,11 @@ def cpu_time_means(means: Sequence[float], shares: Sequence[float], keeps_cpu: b
     return [value * share if share > 0 else value for value, share in zip(means, shares)]
 
 
-def tracking(sides: Sequence[Sequence[ProcessEvidence]], keeps: Sequence[bool]) -> tuple[float, float] | None:
-    """How far the benchmark followed the speed probe within the
-    recordings: the slope of its log process means (time off the CPU left
-    out where *keeps*) on the log probes of the same processes, each
-    recording's own level taken out, and the slope's standard error; None
-    when the probe did not vary within them."""
-    groups = [
-        ([math.log(mean) for mean in _corrected_means(side, keep)], [math.log(item.probe or 1.0) for item in side])
-        for side, keep in zip(sides, keeps)
-    ]
-    return within_slope(groups)
-
-
-#: a slope of the benchmark on the probe this many standard errors above
-#: 0 says the benchmark follows the probe (tracking)
-TRACKING_Z = 2.0
-
-
-def tracking_error(slope: tuple[float, float] | None) -> float | None:
-    """How far the benchmark may move unlike the probe, per unit of the
-    probe's shift (log scale): the distance of the within-recording *slope*
-    from 1 and its standard error, in quadrature; None when the slope is not
-    clearly above 0 (the probe's evidence is weak)."""
-    if slope is None or slope[0] - TRACKING_Z * slope[1] <= 0:
-        return None
-    return math.hypot(slope[1], 1.0 - slope[0])
-
-
-def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) -> Comparison | None:
-    """Compare two separate recordings with the evidence their workers
-    left of a busy machine, or None when either lacks it (pyperf files,
-    older perf files: the plain comparison applies).
-
-    * Time off the CPU: on each side where the benchmark keeps the CPU
-      (:func:`keeps_cpu`: its least disturbed process spent >= 95 % of its
-      values' time on it, or preemption accounts for its time off it) and
-      was timed with the wall clock, each process mean is multiplied by its
-      CPU share: the time other processes took is left out (what ``--clock
-      cpu`` measures directly).  A side whose code waits by itself (I/O,
-      sleep, a child program) keeps its wall times: a change that makes the
-      code wait stays visible.
-    * The machine's speed: when both recordings' probes have one
-      :func:`probe_source`, they are compared as values are.  How far the
-      benchmark followed the probe within the recordings (:func:`tracking`)
-      decides what the probe's shift may do (issue 29: a probe that tracks
-      the machine under a CPU load tracks a mix of memory-heavy jobs less):
-
-      - followed (slope clearly above 0): the log ratio is corrected by the
-        probe's log ratio times :func:`machine_weight` (how clearly the
-        probe moved); the probe's standard error and the tracking error
-        (:func:`tracking_error` times the shift), times the same weight, add
-        in quadrature;
-      - not followed: the ratio stays as recorded, and the shift the probe
-        could have taken out (times the weight) adds in quadrature, so the
-        interval holds both readings.
-
-      Degrees of freedom: the smaller of the two comparisons'.  Probes of
-      different sources are never compared: the adjustment says why
-      (``machine_skipped``).
-
-    The returned Comparison carries an :class:`~perf.analysis.compare.Adjustment`,
-    with the comparison of the times as recorded.
-    """
-    from perf.analysis import compare
-
-    sides = [process_evidence(benchmark) for benchmark in (reference, changed)]
-    if any(len(side) < 2 or any(item.cpu_share is None or item.probe is None for item in side) for side in sides):
-        return None
-    cpu_clock = reference.get_clock() == "cpu"
-    # each side on its own: a change that makes the code wait (I/O, a
-    # sleep) lowers every share of its side, and that time is the code's
-    keeps = [keeps_cpu(side, cpu_clock) for side in sides]
-    raw = compare.compare_process_means([item.mean for item in sides[0]], [item.mean for item in sides[1]], margin)
-    comparison = compare.compare_process_means(
-        _corrected_means(sides[0], keeps[0]), _corrected_means(sides[1], keeps[1]), margin
-    )
-    sources = [probe_sources(benchmark) for benchmark in (reference, changed)]
-    skipped, interpreters = _unlike_probes(*sources)
-    machine = None if skipped else _machine(*sides)
-    weight, slope, followed = 0.0, None, True
-    if machine is not None:
-        shift = math.log(machine.ratio)
-        weight = machine_weight(shift, machine.standard_error)
-        if weight * abs(shift) >= NEGLIGIBLE_CORRECTION:
-            slope = tracking(sides, keeps)
-            error_per_shift = tracking_error(slope)
-            followed = error_per_shift is not None
-            if followed:
-                difference = math.log(comparison.ratio) - weight * shift
-                extra = weight * math.hypot(machine.standard_error, abs(shift) * error_per_shift)  # type: ignore[operator]
-            else:
-                difference = math.log(comparison.ratio)
-                extra = weight * abs(shift)
-            error = math.hypot(comparison.standard_error, extra)
-            comparison = compare.t_comparison(
-                difference,
-                error,
-                min(comparison.df, machine.df),
-                variances=error**2 * len(sides[0]),
-                counts=(len(sides[0]), len(sides[1])),
-                levels=(margin, comparison.confidence),
-                method=comparison.method,
-            )
-            if not followed:
-                weight = 0.0
-        else:
-            weight = 0.0
-    adjustment = compare.Adjustment(
-        marked=(sum(marked(sides[0], cpu_clock)), sum(marked(sides[1], cpu_clock))),
-        processes=(len(sides[0]), len(sides[1])),
-        cpu_time=any(keeps),
-        machine=None if machine is None else (machine.ratio, machine.low, machine.high),
-        machine_weight=weight,
-        raw=raw,
-        probes=(_kinds(sources[0]), _kinds(sources[1])),
-        machine_skipped=skipped,
-        interpreters=interpreters,
-        tracking=slope,
-        untracked=not followed,
-    )
-    return comparison._replace(adjustment=adjustment)
-
-
-def _kinds(sources: set[ProbeSource]) -> str:
+def probe_kinds(sources: set[ProbeSource]) -> str:
     return "+".join(sorted({source.kind for source in sources}))
 
 
-def _unlike_probes(
+def unlike_probes(
     reference: set[ProbeSource], changed: set[ProbeSource]
 ) -> tuple[str | None, tuple[str, str, str] | None]:
     """Why the probes of two recordings cannot be compared (DIFFERENT_PROBES

@@ -11,7 +11,8 @@ import pytest
 from perf.analysis import compare
 from perf.analysis.benchmarks import compare_benchmarks
 from perf.analysis.checks import Check, check_benchmark
-from perf.analysis.interference import compare_recordings, marked, probe_ratio, process_evidence, summarize
+from perf.analysis.interference import marked, probe_ratio, process_evidence, summarize
+from perf.analysis.recordings import compare_recordings
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 
