@@ -3,8 +3,9 @@
 A user records A (``-o a.json``), changes the code, records B and runs
 ``compare_to a.json b.json``.  This script does exactly that, many times,
 while a background load comes and goes, then judges each pair with
-compare_to's statistics as they were (``today``) and with each mechanism
-under study.
+pyperf's test, the Welch test without correction (``today``), compare_to
+before issue 29 and compare_to now (the mechanisms tried before, and not
+kept, are in bench/results/busy_compare-2026-11-25-mixed.txt).
 
 ``record``: starts the load (busy and idle phases of 2-6 s, seeded; each
 busy phase is CPU-bound, two spinning processes on this 2-core machine, or
@@ -273,6 +274,13 @@ def method_today(reference, changed):
     return compare.compare_process_means(reference.get_process_means(), changed.get_process_means())
 
 
+def before_issue_29(reference, changed):
+    """compare_to before issue 29 (a frozen copy in bench/correction_analysis.py)."""
+    from correction_analysis import before
+
+    return before(reference, changed)
+
+
 def method_current(reference, changed):
     """compare_to as it is in this tree (what the user gets now)."""
     from perf.analysis.benchmarks import compare_benchmarks
@@ -280,7 +288,7 @@ def method_current(reference, changed):
     return compare_benchmarks(reference, changed)
 
 
-# -- mechanisms under study (the kept one moves into perf.analysis) ------------------
+# -- what the probe table and the details need ----------------------------------------
 
 
 def records(benchmark):
@@ -304,137 +312,12 @@ def method_cpu_time(reference, changed):
     )
 
 
-def _ancova(y_ref, x_ref, y_new, x_new):
-    """y = a + d * side + b * x: (d, its standard error, df), by least squares."""
-    n_ref, n_new = len(y_ref), len(y_new)
-    mx_ref, mx_new = sum(x_ref) / n_ref, sum(x_new) / n_new
-    my_ref, my_new = sum(y_ref) / n_ref, sum(y_new) / n_new
-    sxx = sum((x - mx_ref) ** 2 for x in x_ref) + sum((x - mx_new) ** 2 for x in x_new)
-    sxy = sum((x - mx_ref) * (y - my_ref) for x, y in zip(x_ref, y_ref))
-    sxy += sum((x - mx_new) * (y - my_new) for x, y in zip(x_new, y_new))
-    slope = sxy / sxx if sxx > 0 else 0.0
-    residuals = [y - my_ref - slope * (x - mx_ref) for x, y in zip(x_ref, y_ref)]
-    residuals += [y - my_new - slope * (x - mx_new) for x, y in zip(x_new, y_new)]
-    df = n_ref + n_new - 3
-    sigma2 = sum(r * r for r in residuals) / df
-    difference = (my_new - my_ref) - slope * (mx_new - mx_ref)
-    se2 = sigma2 * (1 / n_ref + 1 / n_new + ((mx_new - mx_ref) ** 2 / sxx if sxx > 0 else 0.0))
-    return difference, math.sqrt(se2), df, slope
-
-
-def _comparison(difference, standard_error, df, counts):
-    from perf.analysis import compare
-
-    return compare.t_comparison(
-        difference,
-        standard_error,
-        df,
-        variances=standard_error**2 * counts[0],
-        counts=counts,
-        levels=(compare.DEFAULT_MARGIN, 0.95),
-        method="experiment",
-    )
-
-
-def method_probe(reference, changed, cpu=False):
-    """ANCOVA of log process means on log speed probe."""
-    ref, new = records(reference), records(changed)
-
-    def y(rows):
-        return [math.log(mean * (share if cpu else 1.0)) for mean, share, _ in rows]
-
-    def x(rows):
-        return [math.log(probe) for _, _, probe in rows]
-
-    difference, error, df, _slope = _ancova(y(ref), x(ref), y(new), x(new))
-    return _comparison(difference, error, df, (len(ref), len(new)))
-
-
-def _batch_se(logs, batches=4):
-    size = len(logs) // batches
-    if size < 1:
-        return 0.0, len(logs) - 1
-    means = [sum(logs[i * size : (i + 1) * size]) / size for i in range(batches)]
-    grand = sum(means) / batches
-    return math.sqrt(sum((m - grand) ** 2 for m in means) / (batches - 1) / batches), batches - 1
-
-
-def method_batches(reference, changed, cpu=False):
-    """Welch with each side's standard error the larger of the iid one and
-    the batch-means one (4 batches in time order)."""
-    from perf.analysis.statistics import variance
-
-    sides = []
-    for benchmark in (reference, changed):
-        logs = [math.log(mean * (share if cpu else 1.0)) for mean, share, _ in records(benchmark)]
-        iid = math.sqrt(variance(logs) / len(logs))
-        batch, batch_df = _batch_se(logs)
-        sides.append((sum(logs) / len(logs), max(iid, batch), batch_df if batch > iid else len(logs) - 1))
-    difference = sides[1][0] - sides[0][0]
-    error = math.hypot(sides[0][1], sides[1][1])
-    shares = [side[1] ** 2 for side in sides]
-    df = (sum(shares)) ** 2 / sum(share**2 / side[2] for share, side in zip(shares, sides)) if error else math.inf
-    return _comparison(difference, error, df, (len(records(reference)), len(records(changed))))
-
-
-def method_probe_corrected(reference, changed, cpu=True):
-    """The log ratio minus the probe's log ratio (slope 1), the two
-    standard errors added in quadrature."""
-    ref, new = records(reference), records(changed)
-    bench = method_cpu_time(reference, changed) if cpu else method_today(reference, changed)
-    probe = probe_comparison(reference, changed)
-    difference = math.log(bench.ratio) - math.log(probe.ratio)
-    error = math.hypot(bench.standard_error, probe.standard_error)
-    df = min(bench.df, probe.df)
-    return _comparison(difference, error, df, (len(ref), len(new)))
-
-
-def method_probe_corrected_if_shifted(reference, changed):
-    """CPU time; the probe correction only when the probe itself differs
-    (its interval excludes 1)."""
-    from perf.analysis import compare
-
-    probe = compare.compare_process_means([p for _, _, p in records(reference)], [p for _, _, p in records(changed)])
-    if probe.different:
-        return method_probe_corrected(reference, changed)
-    return method_cpu_time(reference, changed)
-
-
 def probe_comparison(reference, changed):
     from perf.analysis import compare
 
     return compare.compare_process_means(
         [probe for _, _, probe in records(reference)], [probe for _, _, probe in records(changed)]
     )
-
-
-def method_probe_guard(reference, changed, base=None):
-    """*base*'s verdict (today's by default), but inconclusive when the
-    probe says the machine itself changed speed between the recordings in
-    the direction of the claimed difference."""
-    from perf.analysis import compare
-
-    verdict = (base or method_today)(reference, changed)
-    if verdict.verdict not in compare.DIFFERENT:
-        return verdict
-    probes = probe_comparison(reference, changed)
-    if probes.verdict in compare.DIFFERENT and (probes.ratio > 1) == (verdict.ratio > 1):
-        return verdict._replace(verdict=compare.INCONCLUSIVE)
-    return verdict
-
-
-def method_probe_shrunk(reference, changed):
-    """CPU time; the probe correction shrunk by how clearly the probe moved:
-    weight w = d_p^2 / (d_p^2 + se_p^2) (no correction for a probe shift
-    within its noise, full correction for a clear one); variance adds
-    w^2 se_p^2."""
-    bench = method_cpu_time(reference, changed)
-    probe = probe_comparison(reference, changed)
-    shift = math.log(probe.ratio)
-    weight = shift**2 / (shift**2 + probe.standard_error**2) if probe.standard_error else 1.0
-    difference = math.log(bench.ratio) - weight * shift
-    error = math.hypot(bench.standard_error, weight * probe.standard_error)
-    return _comparison(difference, error, min(bench.df, probe.df), (bench.reference_processes, bench.changed_processes))
 
 
 def method_pyperf(reference, changed):
@@ -453,18 +336,8 @@ def method_pyperf(reference, changed):
 METHODS = {
     "pyperf compare_to (t-test on values)": method_pyperf,
     "today (Welch, log process means)": method_today,
+    "before issue 29": before_issue_29,
     "compare_to now": method_current,
-    "cpu time (mean x cpu share)": method_cpu_time,
-    "probe covariate": method_probe,
-    "probe covariate + cpu time": lambda r, c: method_probe(r, c, cpu=True),
-    "batch means": method_batches,
-    "batch means + cpu time": lambda r, c: method_batches(r, c, cpu=True),
-    "probe guard": method_probe_guard,
-    "probe guard + cpu time": lambda r, c: method_probe_guard(r, c, base=method_cpu_time),
-    "probe corrected + cpu time": method_probe_corrected,
-    "probe corrected": lambda r, c: method_probe_corrected(r, c, cpu=False),
-    "cpu time, probe corr. if shifted": method_probe_corrected_if_shifted,
-    "cpu time, probe corr. shrunk": method_probe_shrunk,
 }
 
 
