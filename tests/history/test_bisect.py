@@ -179,12 +179,19 @@ class AlternatingMachine(FakeMachine):
         return [perf.Benchmark(commit_runs) for commit_runs in runs]
 
 
-def test_references_that_cannot_be_told_apart_use_the_budget_then_say_so():
+def bisect_indistinguishable_references():
+    """A 2 % regression under +-20 % per process: hundreds of rounds would
+    tell GOOD and BAD apart, 600 s do not.  Returns (result, events,
+    machine, commits)."""
     good, commits, speeds = history(10, effect=1.02)
     machine = AlternatingMachine(speeds, seconds=1.0)
-    machine.spread = 1.2  # +-20 % per process: a 2 % difference needs hundreds of rounds
+    machine.spread = 1.2
     events = Recorder()
-    result = bisect(good, commits, machine, budget=600, events=events)
+    return bisect(good, commits, machine, budget=600, events=events), events, machine, commits
+
+
+def test_references_that_cannot_be_told_apart_use_the_budget_then_say_so():
+    result, events, machine, commits = bisect_indistinguishable_references()
     assert result.first_bad is None
     assert result.reason.startswith("the budget is spent: GOOD and BAD cannot be told apart yet after ")
     # sessions of 5 commits x 10 rounds take 50 s: 12 fit in 600 s
@@ -450,11 +457,7 @@ def test_each_session_says_what_the_step_waits_for():
 
 
 def test_the_session_waits_for_good_and_bad_until_they_differ():
-    good, commits, speeds = history(10, effect=1.02)
-    machine = AlternatingMachine(speeds, seconds=1.0)
-    machine.spread = 1.2  # +-20 % per process: a 2 % difference needs hundreds of rounds
-    events = Recorder()
-    result = bisect(good, commits, machine, budget=600, events=events)
+    result, events, _machine, _commits = bisect_indistinguishable_references()
     waiting = events.starts[1].waiting
     assert waiting.subject is None and waiting.interval.confidence == 0.99 and waiting.undecided == 1
     references = waiting.interval
