@@ -138,7 +138,14 @@ def analyze(folders: list[str], methods: dict[str, Method] | None = None) -> Non
                 f"{name:28} {covered:4d}/{len(pairs):<4d} {_pct(statistics.median(distances)):>9} "
                 f"{_pct(statistics.median(widths)):>10} {claims:5d}/{len(aa):<4d}"
             )
-        print("interleaved ratios: " + " ".join(f"{item.ratio:.3f}" for item in yardsticks))
+        print("per pair: interleaved ratio; as recorded; compare_to now with its interval (* outside)")
+        for entry, (ref, new), yardstick in zip(entries, pairs, yardsticks):
+            now, recorded = current(ref, new), raw(ref, new)
+            outside = "" if now.low <= yardstick.ratio <= now.high else " *"
+            print(
+                f"  {entry['cycle']:3} {entry['statement']:7} {yardstick.ratio:.3f}; {recorded.ratio:.3f}; "
+                f"{now.ratio:.3f} [{now.low:.3f} .. {now.high:.3f}] {now.verdict}{outside}"
+            )
 
 
 # -- candidates of issue 29 -----------------------------------------------------------
