@@ -31,15 +31,18 @@ from perf.analysis.statistics import within_slope
 from perf.model.benchmark import Benchmark
 
 
-def tracking(sides: Sequence[Sequence[ProcessEvidence]], keeps: Sequence[bool]) -> tuple[float, float] | None:
+def tracking(
+    means: Sequence[Sequence[float]], sides: Sequence[Sequence[ProcessEvidence]]
+) -> tuple[float, float] | None:
     """How far the benchmark followed the speed probe within the
-    recordings: the slope of its log process means (time off the CPU left
-    out where *keeps*) on the log probes of the same processes, each
-    recording's own level taken out, and the slope's standard error; None
-    when the probe did not vary within them."""
+    recordings: the slope of its log process *means* (one sequence per
+    recording, the time off the CPU left out where it applies) on the log
+    probes of the same processes (*sides*), each recording's own level
+    taken out, and the slope's standard error; None when the probe did not
+    vary within them."""
     groups = [
-        ([math.log(mean) for mean in cpu_means(side, keep)], [math.log(item.probe or 1.0) for item in side])
-        for side, keep in zip(sides, keeps)
+        ([math.log(mean) for mean in side_means], [math.log(item.probe or 1.0) for item in side])
+        for side_means, side in zip(means, sides)
     ]
     return within_slope(groups)
 
@@ -115,7 +118,8 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
     # sleep) lowers every share of its side, and that time is the code's
     keeps = [keeps_cpu(side, cpu_clock) for side in sides]
     raw = compare.compare_process_means([item.mean for item in sides[0]], [item.mean for item in sides[1]], margin)
-    comparison = compare.compare_process_means(cpu_means(sides[0], keeps[0]), cpu_means(sides[1], keeps[1]), margin)
+    means = [cpu_means(side, keep) for side, keep in zip(sides, keeps)]
+    comparison = compare.compare_process_means(means[0], means[1], margin)
     sources = [probe_sources(benchmark) for benchmark in (reference, changed)]
     skipped, interpreters = unlike_probes(*sources)
     machine = None if skipped else machine_comparison(*sides)
@@ -124,7 +128,7 @@ def compare_recordings(reference: Benchmark, changed: Benchmark, margin: float) 
         shift = math.log(machine.ratio)
         weight = machine_weight(shift, machine.standard_error)
         if weight * abs(shift) >= NEGLIGIBLE_CORRECTION:
-            slope = tracking(sides, keeps)
+            slope = tracking(means, sides)
             error_per_shift = tracking_error(slope)
             followed = error_per_shift is not None
             comparison = _corrected(comparison, machine, weight, error_per_shift, margin)
