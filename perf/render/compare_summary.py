@@ -13,10 +13,9 @@ separate recordings) would likely narrow the interval to +-margin, from
 
 An inconclusive line never says "no change": its interval reaches beyond
 the margin, so it does not tell "no change" from a change.  When
-``needed_processes`` is no more than the run had (the ratio lies between 1x
-and the margin's edge, or the estimate, from the normal quantile, is
-short of the t interval of a few processes), the line says that more than
-this run's count are needed, not a smaller count.
+``needed_processes`` is no more than the run had (the interval is already
+narrower than the band, but the ratio lies near the margin's edge), the
+line says that more than this run's count are needed, not a smaller count.
 
 Must not: compute statistics (the comparisons and the processes they would
 need come from :mod:`perf.analysis`), read files, or print.
@@ -55,7 +54,7 @@ def _inconclusive(comparison: Comparison, band: str) -> str:
         return f"needs at least 2 processes per side (this run: {this_run})"
     if needed <= done:
         # the estimate is no more than the run had (a ratio between 1x and
-        # the margin's edge, or few processes): no smaller count
+        # the margin's edge): no smaller count
         return f"more {unit} than this run's {this_run} are needed to settle it at +-{band}"
     if comparison.needed_capped:
         return f"more than {needed} {unit} would be needed to narrow the interval to +-{band} (this run: {this_run})"
