@@ -76,16 +76,10 @@ class Timeit:
     def worker_arguments(self) -> list[str]:
         """What a worker of ``python -m perf timeit`` is given after the
         runner's options."""
-        arguments = ["--name", self.name]
-        for setup in _statements(self.setup):
-            arguments += ["--setup", setup]
-        for teardown in _statements(self.teardown):
-            arguments += ["--teardown", teardown]
-        if self.inner_loops:
-            arguments += ["--inner-loops", str(self.inner_loops)]
-        if self.duplicate:
-            arguments += ["--duplicate", str(self.duplicate)]
-        return [*arguments, "--", *_statements(self.stmt)]
+        from perf.measure.protocol import timeit_arguments
+
+        stmt, setup, teardown = (_statements(value) for value in (self.stmt, self.setup, self.teardown))
+        return timeit_arguments(self.name, stmt, setup, teardown, self.inner_loops, self.duplicate)
 
     def planned(self, clock: str) -> PlannedRun:
         """What its workers will record (checked against an ``append``

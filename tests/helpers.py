@@ -37,19 +37,15 @@ class FakeClock:
         return self.now
 
 
-def runner_namespace(argv, program=None):
-    """Runner options parsed as a bench script's parser does (*program*:
-    the command of ``python -m perf command``)."""
+def runner_given(argv):
+    """Runner options parsed as a bench script's parser does, not checked."""
     from perf.cli.main import ArgumentParser
     from perf.measure.arguments import add_runner_arguments
-    from perf.measure.options import DEFAULT_BUDGET
+    from perf.measure.options import DEFAULT_BUDGET, RunOptions
 
     parser = ArgumentParser(prog="bench")
     add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)
-    args = parser.parse_args(argv)
-    if program is not None:
-        args.program = ["--", *program]
-    return args
+    return RunOptions.parsed(vars(parser.parse_args(argv)))
 
 
 def module_imports(relative_path):
@@ -231,3 +227,30 @@ def render_page(files, *args, **kwargs):
 
     summaries = summarize_files([suite for _title, suite in files], panel_names(files))
     return render_report(files, *args, summaries=summaries, **kwargs)
+
+
+def fake_probe(python, env):
+    """A probe of another interpreter that runs nothing: a CPython."""
+    from perf.measure.parent.sides import PythonProbe
+
+    return PythonProbe("cpython", None)
+
+
+def parse_options(argv, *, budget=None, warmups=1, loops=0, min_time=0.1, mode="script", plan=True, program=()):
+    """Runner options of the command line *argv*, parsed and checked as a
+    bench script's Runner does (*budget*, *warmups*, *loops*, *min_time*:
+    its ``Runner(...)`` defaults); *plan*: also checked against this
+    machine and the other interpreters (probed by :func:`fake_probe`)."""
+    from perf.cli.main import ArgumentParser
+    from perf.measure.arguments import add_runner_arguments
+    from perf.measure.options import DEFAULT_BUDGET, GivenBudget, RunOptions, check_options
+    from perf.measure.parent.plan import plan_run
+
+    budget = budget or DEFAULT_BUDGET
+    parser = ArgumentParser(prog="bench")
+    add_runner_arguments(parser, budget, warmups, loops, min_time)
+    defaults = GivenBudget(budget.processes, budget.values, warmups)
+    options = check_options(RunOptions.parsed(vars(parser.parse_args(argv))), mode, defaults, jit=False)
+    if not plan:
+        return options
+    return plan_run(options, mode, ("bench.py",), program=program, defaults=defaults, jit=False, probe=fake_probe).options

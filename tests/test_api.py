@@ -67,8 +67,10 @@ def test_a_pair_needs_its_reference_and_one_side_has_none():
 
 
 def test_the_reference_program_of_a_command_must_exist():
+    """Checked when the run is planned, before the CPU lock and any worker."""
+    options = api.RunOptions.create(mode="command", compare_to="perf-no-such-program-x --flag")
     with pytest.raises(UsageError, match=r"^--compare-to: perf-no-such-program-x: program not found$"):
-        api.RunOptions.create(mode="command", compare_to="perf-no-such-program-x --flag")
+        api.run_pair(api.Command(["true"]), options)
 
 
 def test_options_are_built_by_create():

@@ -35,7 +35,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--name", default="command", help="benchmark name (default: %(default)s)")
     parser.add_argument("program", nargs=argparse.REMAINDER, help="program and its arguments (after --)")
     args = runner.parse_args(argv)
-    program = command_program(args)
+    program = list(command_program(args.program))
     if not program:
         parser.error("missing the program to benchmark (python -m perf command -- PROGRAM ARGS...)")
     runner.bench_command(args.name, program)

@@ -237,7 +237,7 @@ def show_results(
 ) -> None:
     """The result (or, with two sides, the comparison), and with
     --target-precision a note when the most processes were not enough."""
-    from perf.measure.options import stopping_rule
+    from perf.measure.parent.stopping import stopping_rule
 
     rule = stopping_rule(options)
     if len(results) == 1:

@@ -33,7 +33,7 @@ from perf.cli.main import (
 )
 from perf.errors import BenchmarkFailedError, PerfError, UsageError, WorkerTimeoutError
 from perf.measure.child.tasks import Task
-from perf.measure.options import AUTO, GivenBudget, RunMode, RunOptions, command_program
+from perf.measure.options import AUTO, GivenBudget, RunMode, RunOptions, check_options
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import DEFAULT_CLOCK
 
@@ -45,6 +45,11 @@ if TYPE_CHECKING:
 __all__ = ["ArgumentParser", "Runner", "command_program"]
 
 _DEFAULT_WARMUPS: Any = object()
+
+
+def command_program(program: Sequence[str]) -> tuple[str, ...]:
+    """The program of ``python -m perf command`` (after ``--``)."""
+    return tuple(program[1:] if list(program[:1]) == ["--"] else program)
 
 
 class Runner:
@@ -76,7 +81,7 @@ class Runner:
         Runner._created.add(type(self))
         from perf.collect.python import python_has_jit
         from perf.measure.arguments import add_runner_arguments
-        from perf.measure.options import check_hook_descriptors
+        from perf.measure.hooks import check_hook_descriptors
 
         self._jit = python_has_jit()
         given_warmups = None if warmups is _DEFAULT_WARMUPS else AUTO if warmups is None else warmups
@@ -105,29 +110,35 @@ class Runner:
             raise RuntimeError("arguments already parsed")
         try:
             namespace = self.argparser.parse_args(args)
-            hook_names = None
-            if namespace.hook:
-                from perf.measure.hooks import get_hook_names
-
-                hook_names = get_hook_names(self._hooks)
-            if namespace.worker and namespace.pipe is not None:
-                # a worker measuring: its options only, nothing of the parent side
-                from perf.measure.options import check_options
-
-                options, _ = check_options(namespace, self.mode, self._defaults, jit=self._jit, hook_names=hook_names)
-            else:  # the parent, or a worker run in place (it writes -o/--append)
-                from perf.measure.parent.plan import prepare_run
-
-                plan = prepare_run(
-                    namespace, self.mode, self._defaults, self._program_args, jit=self._jit, hook_names=hook_names
-                )
-                options = plan.options
-                self.session = self._session(plan, namespace)
+            self.options = self._checked(namespace)
         except PerfError as exc:
             fail_on(exc)
-        self.options = options
+        for name, value in self.options._asdict().items():  # pyperf's scripts read them there
+            if hasattr(namespace, name):
+                setattr(namespace, name, value)
         self.args = namespace
         return namespace
+
+    def _checked(self, namespace: argparse.Namespace) -> RunOptions:
+        """The options of the command line, checked; the parent (or a
+        worker run in place, which writes -o/--append) plans its run."""
+        given = RunOptions.parsed(vars(namespace))
+        hook_names = None
+        if given.hook:
+            from perf.measure.hooks import get_hook_names
+
+            hook_names = get_hook_names(self._hooks)
+        options = check_options(given, self.mode, self._defaults, jit=self._jit, hook_names=hook_names)
+        if options.worker and options.pipe is not None:  # a worker measuring: nothing of the parent side
+            from perf.measure.child.checks import check_here
+
+            return check_here(options)
+        from perf.measure.parent.plan import plan_run
+
+        program = command_program(getattr(namespace, "program", None) or ())
+        plan = plan_run(options, self.mode, self._program_args, program=program, defaults=self._defaults, jit=self._jit)
+        self.session = self._session(plan, namespace)
+        return plan.options
 
     def _session(self, plan: RunPlan, namespace: argparse.Namespace) -> Session:
         from perf.cli import display

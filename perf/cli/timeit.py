@@ -14,16 +14,9 @@ HELP = "Benchmark Python statements, like the timeit module, in many worker proc
 
 def _worker_arguments(command: list[str], args: argparse.Namespace) -> None:
     """Pass the statements on to the worker command line."""
-    command += ["--name", args.name]
-    for setup in args.setup:
-        command += ["--setup", setup]
-    for teardown in args.teardown:
-        command += ["--teardown", teardown]
-    if args.inner_loops:
-        command += ["--inner-loops", str(args.inner_loops)]
-    if args.duplicate:
-        command += ["--duplicate", str(args.duplicate)]
-    command += ["--", *args.stmt]
+    from perf.measure.protocol import timeit_arguments
+
+    command += timeit_arguments(args.name, args.stmt, args.setup, args.teardown, args.inner_loops, args.duplicate)
 
 
 def main(argv: Sequence[str]) -> int:

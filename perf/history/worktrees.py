@@ -76,7 +76,7 @@ def parse_command(
     ``GivenBudget()``: the runner's)."""
     from perf.collect.python import python_has_jit
     from perf.measure.arguments import parse_runner_arguments
-    from perf.measure.options import DEFAULT_BUDGET, GivenBudget
+    from perf.measure.options import DEFAULT_BUDGET, GivenBudget, RunOptions
     from perf.measure.parent.plan import prepare_run
 
     if not args:
@@ -96,7 +96,7 @@ def parse_command(
         given["python"] = python
     if defaults is None:
         defaults = GivenBudget(DEFAULT_PROCESSES, DEFAULT_VALUES)
-    plan = prepare_run(given, mode, defaults, script, jit=python_has_jit())
+    plan = prepare_run(RunOptions.parsed(given), mode, defaults, script, jit=python_has_jit())
     return MeasuredCommand(plan, tuple(extra), python)
 
 

@@ -18,7 +18,6 @@ Must not: spawn processes, print.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import sys
@@ -104,21 +103,21 @@ def worker_environment(
 
 
 def runner_environment(
-    args: RunOptions | argparse.Namespace, environ: Mapping[str, str] = os.environ, padding: int = 0
+    options: RunOptions, environ: Mapping[str, str] = os.environ, padding: int = 0
 ) -> dict[str, str]:
-    """The environment of a worker of a run with the options *args*
+    """The environment of a worker of a run with the *options*
     (``--inherit-environ``, ``--copy-env``, ``--no-locale``, ``--hook``),
     with perf's source folder on its path when perf is not installed."""
-    inherit = list(args.inherit_environ or ())
-    if args.hook:
+    inherit = list(options.inherit_environ)
+    if options.hook:
         from perf.measure.hooks import PERF_RECORD_ENVIRON
 
         inherit += PERF_RECORD_ENVIRON
     return worker_environment(
         environ,
         inherit=inherit,
-        copy_env=args.copy_env,
-        locale=not args.no_locale,
+        copy_env=options.copy_env,
+        locale=not options.no_locale,
         padding=padding,
         extra_path=perf_source_folder(),
     )

@@ -20,7 +20,7 @@ import os
 import sys
 from contextlib import ExitStack
 from types import TracebackType
-from typing import Any, Callable, Dict, Iterable, Mapping, Protocol
+from typing import Any, Callable, Dict, Iterable, Mapping, Protocol, Sequence
 
 from perf.errors import UsageError
 
@@ -350,3 +350,16 @@ def get_selected_hooks(names: Iterable[str], extra: Iterable[HookDescriptor] = (
     :raises UsageError: when a name is not a known hook.
     """
     return [factory for _, factory in select_hooks(names, extra)]
+
+
+def check_hook_descriptors(hooks: Sequence[Any] | None) -> tuple[Any, ...]:
+    """``Runner(hooks=...)``: a list or tuple of descriptors, each with a
+    ``name`` and a ``load()`` (RuntimeError otherwise, as pyperf)."""
+    if hooks is None:
+        return ()
+    if not isinstance(hooks, (list, tuple)):
+        raise RuntimeError("hooks must be a list or a tuple of hook descriptors")
+    for hook in hooks:
+        if not hasattr(hook, "name") or not callable(getattr(hook, "load", None)):
+            raise RuntimeError(f"invalid hook descriptor {hook!r}: it needs a 'name' and a 'load()'")
+    return tuple(hooks)

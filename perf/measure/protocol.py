@@ -2,7 +2,7 @@
 
 Parent to worker: the command line (:func:`worker_arguments`: the runner
 options of one worker, derived from
-:data:`perf.measure.arguments.RUNNER_OPTIONS`, then :data:`LIST_ARGUMENT`
+:data:`perf.measure.options.RUNNER_OPTIONS`, then :data:`LIST_ARGUMENT`
 for a worker that only lists the benchmarks) and the environment
 (:mod:`perf.measure.environment`).  A worker reads its command line with
 the runner's parser: the internal rows of the table (``--worker``,
@@ -27,13 +27,13 @@ when a function needs them.  Must not: spawn processes, print, or exit.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from perf.errors import PerfError, WorkerError
 
 if TYPE_CHECKING:
-    from perf.measure.arguments import RunnerOption
     from perf.measure.options import RunOptions
+    from perf.measure.values import Option
     from perf.model.benchmark import Benchmark
 
 #: the argument of a worker that lists the script's benchmarks (and measures nothing)
@@ -47,7 +47,7 @@ STDERR_LINES = 20
 
 def worker_arguments(options: RunOptions, task: int, pipe: int, loops: int, values: int | None = None) -> list[str]:
     """The runner options of one worker command line (after the program),
-    derived from :data:`perf.measure.arguments.RUNNER_OPTIONS`.
+    derived from :data:`perf.measure.options.RUNNER_OPTIONS`.
 
     The options the parent decides per worker come first: *loops* 0 makes
     this worker calibrate the loops before its values (``--loops 0`` is
@@ -56,7 +56,8 @@ def worker_arguments(options: RunOptions, task: int, pipe: int, loops: int, valu
     chooses them after a pilot).  Then the options passed on as given: how
     the worker measures, then what runs around its values.
     """
-    from perf.measure.arguments import MEASURING, RECORDING, RUNNER_OPTIONS
+    from perf.measure.options import RUNNER_OPTIONS
+    from perf.measure.values import MEASURING, RECORDING
 
     command = ["--worker", "--pipe", str(pipe), "--worker-task", str(task)]
     command += ["--values", str(options.values if values is None else values), "--min-time", repr(options.min_time)]
@@ -69,11 +70,33 @@ def worker_arguments(options: RunOptions, task: int, pipe: int, loops: int, valu
     return command
 
 
-def _worker_option(option: RunnerOption, value: Any) -> list[str]:
+def timeit_arguments(  # noqa: PLR0917 (the statements of python -m perf timeit, in its order)
+    name: str,
+    stmt: Sequence[str],
+    setup: Sequence[str] = (),
+    teardown: Sequence[str] = (),
+    inner_loops: int | None = None,
+    duplicate: int | None = None,
+) -> list[str]:
+    """What a worker of ``python -m perf timeit`` is given after the
+    runner's options: its benchmark's name and statements."""
+    arguments = ["--name", name]
+    for setup_line in setup:
+        arguments += ["--setup", setup_line]
+    for teardown_line in teardown:
+        arguments += ["--teardown", teardown_line]
+    if inner_loops:
+        arguments += ["--inner-loops", str(inner_loops)]
+    if duplicate:
+        arguments += ["--duplicate", str(duplicate)]
+    return [*arguments, "--", *stmt]
+
+
+def _worker_option(option: Option, value: Any) -> list[str]:
     """One option passed on as given: nothing when it has its default."""
-    if option.convert is None:
+    if option.switch:
         return [option.flags[0]] if value else []
-    if value is None or value == option.frozen_default:
+    if value is None or value == option.default:
         return []
     flag = option.flags[-1]
     if option.repeated:

@@ -1,4 +1,4 @@
-"""The table of the runner options and what is derived from it."""
+"""The one declaration of the runner options, and what is derived from it."""
 
 from __future__ import annotations
 
@@ -6,26 +6,13 @@ import argparse
 import typing
 
 import pytest
+from helpers import parse_options
 
 from perf.errors import UsageError
-from perf.measure.arguments import (
-    MEASURING,
-    OPTIONS_BY_NAME,
-    PER_WORKER,
-    RECORDING,
-    RUNNER_DEFAULT,
-    RUNNER_OPTIONS,
-    WORKER_ONLY,
-    add_runner_arguments,
-    given_options,
-    parse_runner_arguments,
-    parsed_defaults,
-)
-from perf.measure.options import DEFAULT_BUDGET, RunOptions, check_runner_args
+from perf.measure.arguments import add_runner_arguments, parse_runner_arguments
+from perf.measure.options import OPTIONS_BY_NAME, RUNNER_OPTIONS, RunOptions, given_options
 from perf.measure.protocol import worker_arguments
-
-#: RunOptions fields that are not runner options
-NOT_OPTIONS = {"given_budget"}
+from perf.measure.values import DEFAULT_BUDGET, MEASURING, PER_WORKER, RECORDING, WORKER_ONLY
 
 
 def make_parser():
@@ -34,24 +21,14 @@ def make_parser():
     return parser
 
 
-def test_the_table_and_run_options_have_the_same_fields():
-    assert [option.name for option in RUNNER_OPTIONS if option.name not in RunOptions._fields] == []
-    assert set(RunOptions._fields) - NOT_OPTIONS == set(OPTIONS_BY_NAME)
-    assert len(OPTIONS_BY_NAME) == len(RUNNER_OPTIONS)
+def test_every_field_but_the_given_budget_is_an_option():
+    assert [*OPTIONS_BY_NAME, "given_budget"] == list(RunOptions._fields)
 
 
 @pytest.mark.parametrize("option", RUNNER_OPTIONS, ids=lambda option: option.name)
-def test_the_table_and_run_options_agree_on_defaults(option):
-    if option.default == RUNNER_DEFAULT:
-        assert option.name not in RunOptions._field_defaults  # the budget: always completed
-    else:
-        assert RunOptions._field_defaults[option.name] == option.frozen_default
-
-
-@pytest.mark.parametrize("option", RUNNER_OPTIONS, ids=lambda option: option.name)
-def test_the_table_and_run_options_agree_on_types(option):
+def test_a_switch_is_a_bool_and_a_list_a_tuple(option):
     hint = typing.get_type_hints(RunOptions)[option.name]
-    if option.convert is None:
+    if option.switch:
         assert hint is bool
     elif option.repeated or option.name == "inherit_environ":
         assert hint == typing.Tuple[str, ...]
@@ -59,7 +36,7 @@ def test_the_table_and_run_options_agree_on_types(option):
         assert hint is not bool
 
 
-def test_the_parser_declares_the_table_in_its_order():
+def test_the_parser_declares_the_options_in_their_order():
     actions = [action for action in make_parser()._actions if action.dest != "help"]
     assert [action.dest for action in actions] == [option.name for option in RUNNER_OPTIONS]
     assert [tuple(action.option_strings) for action in actions] == [option.flags for option in RUNNER_OPTIONS]
@@ -67,14 +44,14 @@ def test_the_parser_declares_the_table_in_its_order():
     assert hidden == {option.name for option in RUNNER_OPTIONS if option.worker == WORKER_ONLY}
 
 
-def test_parsed_defaults_are_the_parser_defaults():
-    assert parsed_defaults() == vars(make_parser().parse_args([]))
+def test_an_empty_command_line_gives_the_defaults_of_keywords():
+    assert RunOptions.parsed(vars(make_parser().parse_args([]))) == RunOptions.parsed({})
 
 
 def test_the_options_set_per_worker_are_the_ones_the_parent_writes():
     per_worker = {option.name for option in RUNNER_OPTIONS if option.worker == PER_WORKER}
     assert per_worker == {"values", "warmups", "loops", "min_time"}
-    options = RunOptions(3, 4, 5, 6, 0.5)
+    options = RunOptions(processes=3, values=4, warmups=5, loops=6, min_time=0.5)
     arguments = worker_arguments(options, 0, 9, 6)
     written = {arguments[index].lstrip("-").replace("-", "_") for index in range(5, len(arguments), 2)}
     assert written == per_worker
@@ -82,29 +59,22 @@ def test_the_options_set_per_worker_are_the_ones_the_parent_writes():
 
 def test_every_option_passed_on_reaches_the_worker_as_given(tmp_path):
     argv = ["-v", "--affinity", "0", "--clock", "cpu", "--profile", str(tmp_path / "p"), "--hook", "a", "--hook", "b"]
-    parent = make_parser().parse_args(argv)
-    check_runner_args(parent, DEFAULT_BUDGET, 1)
-    worker = make_parser().parse_args(worker_arguments(RunOptions.from_namespace(parent), 0, 9, 6))
+    parent = parse_options(argv, plan=False)
+    worker = parse_options(worker_arguments(parent, 0, 9, 6), plan=False)
     passed = [option.name for option in RUNNER_OPTIONS if option.worker in (MEASURING, RECORDING)]
-    assert [getattr(worker, name) for name in passed if name not in ("tracemalloc", "track_memory")] == [
-        getattr(parent, name) for name in passed if name not in ("tracemalloc", "track_memory")
-    ]
+    assert [getattr(worker, name) for name in passed] == [getattr(parent, name) for name in passed]
     for name in ("tracemalloc", "track_memory"):
-        memory = make_parser().parse_args([f"--{name.replace('_', '-')}"])
-        check_runner_args(memory, DEFAULT_BUDGET, 1)
-        arguments = worker_arguments(RunOptions.from_namespace(memory), 0, 9, 6)
-        assert getattr(make_parser().parse_args(arguments), name)
+        memory = parse_options([f"--{name.replace('_', '-')}"], plan=False)
+        assert getattr(parse_options(worker_arguments(memory, 0, 9, 6), plan=False), name)
 
 
-def test_given_options_are_checked_and_completed_as_parsed():
+def test_keywords_give_the_options_of_the_same_command_line():
     given = given_options({"processes": 6, "values": 3, "min_time": 0.01, "hook": ("a",), "target_precision": 0.02})
-    expected = vars(make_parser().parse_args(["-p", "6", "-n", "3", "--min-time", "0.01", "--hook", "a"]))
-    expected["target_precision"] = 0.02
-    assert given == expected
-    assert given_options({"warmups": "auto", "python_names": ("a", "b"), "inherit_environ": ["X"]})["python_names"] == (
-        "a",
-        "b",
-    )
+    argv = ["-p", "6", "-n", "3", "--min-time", "0.01", "--hook", "a", "--target-precision", "2%"]
+    assert RunOptions.parsed(given) == RunOptions.parsed(vars(make_parser().parse_args(argv)))
+    keywords = {"warmups": "auto", "python_names": ("a", "b"), "inherit_environ": ["X"]}
+    argv = ["-w", "auto", "--python-names", "a:b", "--inherit-environ", "X"]
+    assert RunOptions.parsed(given_options(keywords)) == RunOptions.parsed(vars(make_parser().parse_args(argv)))
 
 
 @pytest.mark.parametrize(
@@ -112,7 +82,7 @@ def test_given_options_are_checked_and_completed_as_parsed():
     [
         ({"procesess": 3}, "unknown runner option 'procesess' (did you mean processes?)"),
         ({"worker": True}, "unknown runner option 'worker'"),
-        ({"processes": "3"}, "runner option processes: expected an integer, got '3'"),
+        ({"processes": "x"}, "runner option processes: invalid integer: 'x'"),
         ({"processes": True}, "runner option processes: expected an integer, got True"),
         ({"values": 0}, "runner option values: must be >= 1, got 0"),
         ({"loops": -1}, "runner option loops: must be >= 0, got -1"),
@@ -121,7 +91,7 @@ def test_given_options_are_checked_and_completed_as_parsed():
         ({"target_precision": 1.5}, "runner option target_precision: must be a fraction between 0 and 1"),
         ({"clock": "process"}, "runner option clock: expected one of 'wall', 'cpu', got 'process'"),
         ({"affinity": "3-1"}, "runner option affinity: invalid CPU list '3-1'"),
-        ({"hook": "a"}, "runner option hook: expected a list of strings, got 'a'"),
+        ({"hook": 3}, "runner option hook: expected a list of strings, got 3"),
         ({"python_names": ("a",)}, "runner option python_names: expected two names"),
     ],
 )

@@ -13,19 +13,19 @@ import pytest
 from perf.cli.runner import ArgumentParser
 from perf.errors import OutputExistsError, UsageError
 from perf.measure import options
+from helpers import parse_options
+
 from perf.measure.arguments import (
-    _integer,
     add_runner_arguments,
-    comma_list,
     cpu_list,
     percentage,
     positive_or_zero,
-    python_names,
     seconds,
     strictly_positive,
-    warmups_count,
 )
-from perf.measure.options import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget, RunOptions, check_runner_args
+from perf.measure.options import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget, RunOptions
+from perf.measure.values import _integer, python_names, warmups_count
+from perf.measure.values import names as comma_list
 from perf.measure.parent.sides import output_paths, side_labels
 from perf.measure.protocol import worker_arguments as options_worker_arguments
 
@@ -36,15 +36,17 @@ def make_parser(budget=DEFAULT_BUDGET, warmups=1, loops=0, min_time=0.1):
     return parser
 
 
-def worker_arguments(args, *arguments):
-    """The worker command line of the checked options *args*, frozen."""
-    return options_worker_arguments(RunOptions.from_namespace(args), *arguments)
+#: what a bad value raises: a converter's ValueError, argparse's error of a command-line type
+BAD = (ValueError, argparse.ArgumentTypeError)
+
+
+def worker_arguments(options, *arguments):
+    """The worker command line of the checked *options*."""
+    return options_worker_arguments(options, *arguments)
 
 
 def parse(argv, *, budget=DEFAULT_BUDGET, warmups=1, loops=0, min_time=0.1, command=None):
-    args = make_parser(budget, warmups, loops, min_time).parse_args(argv)
-    check_runner_args(args, budget, warmups, command)
-    return args
+    return parse_options(argv, budget=budget, warmups=warmups, loops=loops, min_time=min_time, mode=command or "script")
 
 
 # -- converters ------------------------------------------------------------------
@@ -62,13 +64,13 @@ def test_integer_accepts_plain_and_power_notation(text, expected):
 
 @pytest.mark.parametrize("text", ["x", "", "1.5", "2^", "^3", "2^x", "2^1.5", "2^3^2"])
 def test_integer_rejects_other_text(text):
-    with pytest.raises(argparse.ArgumentTypeError, match=re.escape(f"invalid integer: {text!r}")):
+    with pytest.raises(BAD, match=re.escape(f"invalid integer: {text!r}")):
         _integer(text)
 
 
 @pytest.mark.parametrize("converter", [_integer, positive_or_zero, strictly_positive, warmups_count])
 def test_negative_exponent_is_not_a_count(converter):
-    with pytest.raises(argparse.ArgumentTypeError, match=re.escape("invalid integer: '2^-1'")):
+    with pytest.raises(BAD, match=re.escape("invalid integer: '2^-1'")):
         converter("2^-1")
 
 
@@ -76,16 +78,16 @@ def test_strictly_positive():
     assert strictly_positive("1") == 1
     assert strictly_positive("2^3") == 8
     for text in ("0", "-2", "0^5"):
-        with pytest.raises(argparse.ArgumentTypeError, match=re.escape(f"must be >= 1, got {text!r}")):
+        with pytest.raises(BAD, match=re.escape(f"must be >= 1, got {text!r}")):
             strictly_positive(text)
-    with pytest.raises(argparse.ArgumentTypeError, match="invalid integer: 'one'"):
+    with pytest.raises(BAD, match="invalid integer: 'one'"):
         strictly_positive("one")
 
 
 def test_positive_or_zero():
     assert positive_or_zero("0") == 0
     assert positive_or_zero("2^5") == 32
-    with pytest.raises(argparse.ArgumentTypeError, match=re.escape("must be >= 0, got '-1'")):
+    with pytest.raises(BAD, match=re.escape("must be >= 0, got '-1'")):
         positive_or_zero("-1")
 
 
@@ -93,9 +95,9 @@ def test_warmups_count():
     assert warmups_count("auto") == AUTO == "auto"
     assert warmups_count("0") == 0
     assert warmups_count("2^2") == 4
-    with pytest.raises(argparse.ArgumentTypeError, match=re.escape("must be >= 0, got '-1'")):
+    with pytest.raises(BAD, match=re.escape("must be >= 0, got '-1'")):
         warmups_count("-1")
-    with pytest.raises(argparse.ArgumentTypeError, match=re.escape("invalid integer: 'AUTO'")):
+    with pytest.raises(BAD, match=re.escape("invalid integer: 'AUTO'")):
         warmups_count("AUTO")
 
 
@@ -106,12 +108,12 @@ def test_seconds_accepts_positive_numbers(text, expected):
 
 @pytest.mark.parametrize("text", ["0", "-1", "-0.0", "inf", "nan", "-inf"])
 def test_seconds_rejects_zero_negative_and_non_finite(text):
-    with pytest.raises(argparse.ArgumentTypeError, match=re.escape(f"must be a number of seconds > 0, got {text!r}")):
+    with pytest.raises(BAD, match=re.escape(f"must be a number of seconds > 0, got {text!r}")):
         seconds(text)
 
 
 def test_seconds_rejects_text():
-    with pytest.raises(argparse.ArgumentTypeError, match=re.escape("invalid number of seconds: '1 s'")):
+    with pytest.raises(BAD, match=re.escape("invalid number of seconds: '1 s'")):
         seconds("1 s")
 
 
@@ -121,20 +123,20 @@ def test_cpu_list_returns_the_text_unchanged():
 
 
 def test_cpu_list_errors():
-    with pytest.raises(argparse.ArgumentTypeError, match=re.escape("invalid CPU list '3-1': invalid CPU range '3-1'")):
+    with pytest.raises(BAD, match=re.escape("invalid CPU list '3-1': invalid CPU range '3-1'")):
         cpu_list("3-1")
-    with pytest.raises(argparse.ArgumentTypeError, match=re.escape("invalid CPU list 'a,b': ")):
+    with pytest.raises(BAD, match=re.escape("invalid CPU list 'a,b': ")):
         cpu_list("a,b")
     for text in ("", "  "):
-        with pytest.raises(argparse.ArgumentTypeError, match=re.escape(f"empty CPU list: {text!r}")):
+        with pytest.raises(BAD, match=re.escape(f"empty CPU list: {text!r}")):
             cpu_list(text)
 
 
 def test_comma_list_strips_and_drops_empty_items():
-    assert comma_list("A, B,,C ") == ["A", "B", "C"]
-    assert comma_list("PATH") == ["PATH"]
-    assert comma_list("") == []
-    assert comma_list(" , ") == []
+    assert comma_list("A, B,,C ") == ("A", "B", "C")
+    assert comma_list("PATH") == ("PATH",)
+    assert comma_list("") == ()
+    assert comma_list(" , ") == ()
 
 
 def test_python_names():
@@ -142,7 +144,7 @@ def test_python_names():
     assert python_names("a:b:c") == ("a", "b:c")
     for text in ("ref", ":new", "ref:", ":"):
         with pytest.raises(
-            argparse.ArgumentTypeError, match=re.escape(f"expected REF_NAME:CHANGED_NAME, got {text!r}")
+            BAD, match=re.escape(f"expected REF_NAME:CHANGED_NAME, got {text!r}")
         ):
             python_names(text)
 
@@ -180,7 +182,7 @@ def test_converted_options():
     args = parse(["-l", "2^4", "--inherit-environ", "A,B", "--affinity", "0-1", "--python-names", "x:y",
                   "--compare-to", sys.executable])  # fmt: skip
     assert args.loops == 16
-    assert args.inherit_environ == ["A", "B"]
+    assert args.inherit_environ == ("A", "B")
     assert args.affinity == "0-1"
     assert args.python_names == ("x", "y")
 
@@ -501,11 +503,11 @@ def test_worker_arguments_of_the_calibrating_worker():
 
 def test_worker_arguments_of_a_later_worker_with_every_option(tmp_path):
     profile = str(tmp_path / "p.out")
-    args = parse(["-n", "5", "-w", "auto", "--min-time", "0.025", "-v", "--affinity", "2-3",
+    args = parse(["-n", "5", "-w", "auto", "--min-time", "0.025", "-v", "--affinity", "0",
                   "--tracemalloc", "--profile", profile, "--hook", "perf_record", "--hook", "pystats"])  # fmt: skip
     assert worker_arguments(args, 3, 11, 1024) == [
         "--worker", "--pipe", "11", "--worker-task", "3", "--values", "5", "--min-time", "0.025",
-        "--loops", "1024", "--warmups", "auto", "-v", "--affinity=2-3", "--tracemalloc",
+        "--loops", "1024", "--warmups", "auto", "-v", "--affinity=0", "--tracemalloc",
         "--profile", profile, "--hook", "perf_record", "--hook", "pystats",
     ]  # fmt: skip
 
@@ -697,7 +699,8 @@ def test_create_applies_the_defaults_presets_and_checks_of_the_command_line(keyw
     from perf.collect.python import python_has_jit
     from perf.measure.options import check_options
 
-    expected, _ = check_options(make_parser().parse_args(argv), "script", options.GivenBudget(), jit=python_has_jit())
+    given = RunOptions.parsed(vars(make_parser().parse_args(argv)))
+    expected = check_options(given, "script", options.GivenBudget(), jit=python_has_jit())
     assert RunOptions.create(**keywords) == expected
 
 

@@ -1,43 +1,39 @@
-"""The plan of a run: its checked options and its sides, before anything runs.
+"""The plan of a run: its options checked against this machine and the other interpreters, and its sides.
 
-:func:`prepare_run` checks runner options
-(:func:`perf.measure.options.check_options`: parsed from a command line,
-or given as keywords; with the budget of the interpreter that runs the
-workers: another one is probed once here, as its workers will start) and
-describes the sides of the run
-(:class:`perf.measure.parent.sides.Side`): one, or two with ``--compare-to``.
-:func:`plan_run` describes the sides of options already checked
-(:meth:`perf.measure.options.RunOptions.create`).
-A worker measuring plans nothing (it only checks its options), and never
-imports this module: :mod:`perf.measure.parent.session` runs a plan.
+:func:`plan_run` takes options whose combinations are checked
+(:func:`perf.measure.options.check_options`: from a command line, or
+:meth:`~perf.measure.options.RunOptions.create`) and does the rest
+before anything runs: the absolute paths of ``--python`` and
+``--compare-to``, a probe of each other interpreter (as its workers will
+start: one that cannot import perf is a UsageError now, and a JIT gets
+fewer, longer processes), the files of ``-o``/``--append`` (named after
+the sides' labels), what this machine supports
+(:func:`perf.measure.child.checks.check_here`), and the sides
+(:class:`perf.measure.parent.sides.Side`): one, or two with
+``--compare-to``.  :mod:`perf.measure.parent.session` runs a plan.
 
-Must not: print, exit, or start a worker.
+Must not: print, exit, or start a worker (but the probes).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Callable, Mapping, NamedTuple, Sequence
 
-from perf.errors import UsageError
+from perf.errors import OutputExistsError, UsageError
 from perf.measure.options import (
     GivenBudget,
     RunMode,
     RunOptions,
     check_options,
-    command_program,
-    parsed_namespace,
-    side_options,
+    check_writable_folder,
+    with_budget,
 )
-from perf.measure.parent.sides import Side, SideKind, absolute_executable, side_labels
+from perf.measure.parent.sides import PythonProbe, Side, SideKind, absolute_executable, output_paths, side_labels
 
-if TYPE_CHECKING:
-    from perf.measure.parent.probe import PythonProbe
-
-#: the probe of :func:`prepare_run`: (python, worker environment) -> what it said
-Probe = Callable[[str, Mapping[str, str]], "PythonProbe"]
+#: the probe of :func:`plan_run`: (python, worker environment) -> what it said
+Probe = Callable[[str, Mapping[str, str]], PythonProbe]
 
 #: what an interpreter with a JIT calls itself (``sys.implementation.name``)
 JIT_IMPLEMENTATIONS = ("pypy", "graalpy")
@@ -61,30 +57,21 @@ class RunPlan(NamedTuple):
 
 
 def prepare_run(
-    args: argparse.Namespace | Mapping[str, Any],
+    given: RunOptions,
     mode: RunMode,
     defaults: GivenBudget,
     script: Sequence[str],
     *,
+    program: Sequence[str] = (),
     jit: bool,
     hook_names: Sequence[str] | None = None,
     probe: Probe | None = None,
 ) -> RunPlan:
-    """Check the runner options *args* (:func:`check_options`) and plan the
-    sides of the run.
-
-    *script*: what the workers run after the interpreter; the program of
-    ``python -m perf command`` is ``args.program``.  Raises
-    :class:`~perf.errors.UsageError`."""
-    if not isinstance(args, argparse.Namespace):
-        args = parsed_namespace(args)
-    options, probes = check_options(args, mode, defaults, jit=jit, hook_names=hook_names, probe=probe)
-    if not options.worker and script[:1] in (("-c",), ("",), ("-",)):
-        raise UsageError("workers re-run the bench script: save it to a file instead of using python -c or stdin")
-    if options.worker:
-        return RunPlan(options, (), probes)
-    program = tuple(command_program(args)) if mode == "command" else ()
-    return _planned(options, mode, defaults, script, program, probes, jit)
+    """Check the options *given* on a command line
+    (:meth:`RunOptions.parsed`) with :func:`check_options`, then
+    :func:`plan_run` them."""
+    options = check_options(given, mode, defaults, jit=jit, hook_names=hook_names)
+    return plan_run(options, mode, script, program=program, defaults=defaults, jit=jit, probe=probe)
 
 
 def plan_run(
@@ -97,45 +84,39 @@ def plan_run(
     jit: bool | None = None,
     probe: Probe | None = None,
 ) -> RunPlan:
-    """The sides of a run of checked *options* (:meth:`RunOptions.create`):
-    the plan :func:`prepare_run` makes of a command line.
+    """The plan of *options*, whose combinations are checked.
 
     *script*: what the workers run after the interpreter (the bench
     script, ``("-m", "perf", "timeit")``...); *program*: the command line
-    ``python -m perf command`` times (*mode* ``"command"``); *defaults*
-    (default: none) and *jit* (default: this interpreter's) as for :func:`check_options`.
-    Another interpreter (``python``, ``compare_to``) is probed once, as
-    its workers will start.  Raises :class:`~perf.errors.UsageError`."""
-    if options.worker:
-        raise UsageError("a worker's options cannot plan a run")
-    if script[:1] in (("-c",), ("",), ("-",)):
+    ``python -m perf command`` times (*mode* ``"command"``); *defaults*: a
+    bench script's ``Runner(...)`` budget (default: none); *jit*: whether
+    this interpreter has one (default: asked); *probe*: runs another
+    interpreter once (default:
+    :func:`perf.measure.parent.probe.probe_python`).  A worker run in
+    place (``--worker`` without ``--pipe``) gets no side.  Raises
+    :class:`~perf.errors.UsageError`."""
+    from perf.measure.child.checks import check_here
+
+    if not options.worker and script[:1] in (("-c",), ("",), ("-",)):
         raise UsageError("workers re-run the bench script: save it to a file instead of using python -c or stdin")
     if jit is None:
         from perf.collect.python import python_has_jit
 
         jit = python_has_jit()
-    if defaults is None:
-        defaults = GivenBudget()
-    pythons = [options.python] if mode == "command" else [options.python, options.compare_to]
-    probes = _probe_pythons(options, [python for python in pythons if python], probe)
-    return _planned(options, mode, defaults, script, tuple(program), probes, jit)
-
-
-def _planned(  # noqa: PLR0917 (the parts of a plan)
-    options: RunOptions,
-    mode: RunMode,
-    defaults: GivenBudget,
-    script: Sequence[str],
-    program: tuple[str, ...],
-    probes: dict[str, PythonProbe],
-    jit: bool,
-) -> RunPlan:
-    """The plan of checked *options*: one side, or the two sides of
-    ``--compare-to``, each with the budget of its interpreter."""
+    defaults = defaults or GivenBudget()
+    options, probes = _interpreters(options, mode, probe)
+    options = with_budget(options, defaults, _has_jit(options.python, probes, jit))
+    program = tuple(program)
+    labels = None
+    if options.compare_to and not options.worker:
+        labels = side_labels(options, program if mode == "command" else None, probes)
+    _check_outputs(options, labels)
+    options = check_here(options)
+    if options.worker:
+        return RunPlan(options, (), probes)
     kind: SideKind = "program" if mode == "command" else "interpreter"
-    if not options.compare_to:
+    if not options.compare_to or labels is None:
         return RunPlan(options, (Side(kind, options.python, options, tuple(script), program),), probes)
-    labels = side_labels(options, program if mode == "command" else None, probes)
     if mode == "command":
         import shlex
 
@@ -146,21 +127,14 @@ def _planned(  # noqa: PLR0917 (the parts of a plan)
         Side(
             kind,
             python,
-            _side_options(options, defaults, _has_jit(python, probes, jit)),
+            with_budget(options, defaults, _has_jit(python, probes, jit)),
             tuple(script),
-            side_program,
+            side,
             label=label,
         )
-        for python, side_program, label in zip(pythons, programs, labels)
+        for python, side, label in zip(pythons, programs, labels)
     )
     return RunPlan(options, sides, probes)
-
-
-def _side_options(options: RunOptions, defaults: GivenBudget, jit: bool) -> RunOptions:
-    """The options of a side whose workers run with or without a JIT."""
-    if options.given_budget is None:
-        return options  # its budget is final
-    return side_options(options, options.given_budget, *defaults.budget_for(jit))
 
 
 def _has_jit(python: str | None, probes: Mapping[str, PythonProbe], jit: bool) -> bool:
@@ -171,40 +145,71 @@ def _has_jit(python: str | None, probes: Mapping[str, PythonProbe], jit: bool) -
     return probe is not None and probe.implementation in JIT_IMPLEMENTATIONS
 
 
-def probe_interpreters(
-    args: argparse.Namespace, mode: RunMode, probe: Probe | None, jit: bool
-) -> tuple[dict[str, PythonProbe], bool]:
-    """--python and --compare-to: their absolute paths (set in *args*), what
-    each interpreter other than this one says when probed, and whether the
-    workers of --python run on a JIT (*jit*: this interpreter's)."""
-    pythons = []
-    for option in ("python",) if mode == "command" else ("python", "compare_to"):
-        value = getattr(args, option)
-        if not value or not value.strip():
-            continue
-        python = absolute_executable(value, option)
-        setattr(args, option, python)
-        pythons.append(python)
-    probes = _probe_pythons(args, pythons, probe)
-    return probes, _has_jit(args.python, probes, jit)
-
-
-def _probe_pythons(
-    options: argparse.Namespace | RunOptions, pythons: Sequence[str], probe: Probe | None
-) -> dict[str, PythonProbe]:
-    """What each interpreter of *pythons* (``--python``, ``--compare-to``)
-    other than this one says when probed, in the environment of its
-    workers."""
+def _interpreters(options: RunOptions, mode: RunMode, probe: Probe | None) -> tuple[RunOptions, dict[str, PythonProbe]]:
+    """--python and --compare-to as absolute paths (a reference command
+    line for ``python -m perf command``), and what each interpreter other
+    than this one says when probed, in the environment of its workers."""
     from perf.measure.environment import runner_environment
-    from perf.measure.parent import probe as probe_module
 
+    if options.worker:
+        return options, {}
+    python = absolute_executable(options.python, "python") if options.python else sys.executable
+    options = options._replace(python=python)
+    pythons = [python]
+    if options.compare_to and mode == "command":
+        _check_reference_command(options.compare_to)
+    elif options.compare_to:
+        reference = absolute_executable(options.compare_to, "compare_to")
+        options = options._replace(compare_to=reference)
+        pythons.append(reference)
     probes: dict[str, PythonProbe] = {}
-    for python in pythons:
-        if python == sys.executable or python in probes:
+    for interpreter in pythons:
+        if interpreter == sys.executable or interpreter in probes:
             continue
-        option = "--python" if python == options.python else "--compare-to"
+        option = "--python" if interpreter == options.python else "--compare-to"
         try:
-            probes[python] = (probe or probe_module.probe_python)(python, runner_environment(options))
+            probes[interpreter] = (probe or _probe_python)(interpreter, runner_environment(options))
         except UsageError as exc:
             raise UsageError(f"{option}: {exc}") from None
-    return probes
+    return options, probes
+
+
+def _probe_python(python: str, env: Mapping[str, str]) -> PythonProbe:
+    from perf.measure.parent import probe
+
+    return probe.probe_python(python, dict(env))
+
+
+def _check_reference_command(text: str) -> None:
+    """``command --compare-to "PROGRAM ARGS"``: a command line to split
+    like a shell would, whose program exists."""
+    import shlex
+
+    from perf.measure.child.tasks import check_program
+
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise UsageError(f"--compare-to: {text}: {exc}") from None
+    try:
+        check_program(words)
+    except UsageError as exc:
+        raise UsageError(f"--compare-to: {exc}") from None
+
+
+def _check_outputs(options: RunOptions, labels: tuple[str, str] | None) -> None:
+    """Refuse now what would fail after the benchmark ran (a worker run in
+    place, without --pipe, writes -o/--append too); with --compare-to, the
+    files are named after the *labels* of the sides."""
+    if options.worker and options.pipe is not None:
+        return
+    for path in output_paths(options.output, labels) if options.output else ():
+        if os.path.lexists(path):
+            raise OutputExistsError(path, " (use --append to add runs to it)")
+        check_writable_folder(path)
+    for path in output_paths(options.append, labels) if options.append else ():
+        check_writable_folder(path)
+        if os.path.exists(path) and not os.access(path, os.R_OK | os.W_OK):
+            raise UsageError(f"{path}: cannot read and write this file")
+    if options.profile:
+        check_writable_folder(options.profile)

@@ -12,21 +12,12 @@ Must not: print, or exit.
 from __future__ import annotations
 
 import subprocess
-from typing import Any, NamedTuple
 
 from perf.errors import UsageError
+from perf.measure.parent.sides import PythonProbe
 from perf.measure.parent.workers import describe_exit
 
-
-class PythonProbe(NamedTuple):
-    """What another interpreter said when it was run once as a worker starts."""
-
-    #: ``sys.implementation.name`` (``cpython``, ``pypy``...)
-    implementation: str
-    #: the metadata its runs will carry that decides whether they can join
-    #: earlier runs (:data:`perf.model.metadata.CHECKED_KEYS`); None when
-    #: its perf could not say
-    metadata: dict[str, Any] | None
+__all__ = ["PythonProbe", "probe_python"]
 
 
 #: run by :func:`probe_python`: import perf (a failure ends with a

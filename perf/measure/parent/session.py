@@ -27,9 +27,9 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from perf.errors import BenchmarkFailedError, CpuBusyError, WorkerError
-from perf.measure.options import stopping_rule
 from perf.measure.parent.plan import RunPlan
 from perf.measure.parent.saving import Measured, PartialSave, PlannedRun, ResultWriter, mark_incomplete
+from perf.measure.parent.stopping import stopping_rule
 
 if TYPE_CHECKING:
     from perf.measure.parent.schedule import Progress, ScheduledBenchmark

@@ -21,15 +21,25 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Literal, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Mapping, NamedTuple, Sequence
 
 from perf.errors import UsageError
 
 if TYPE_CHECKING:
-    import argparse
-
     from perf.measure.options import RunOptions
-    from perf.measure.parent.probe import PythonProbe
+
+
+class PythonProbe(NamedTuple):
+    """What another interpreter said when it was run once as a worker
+    starts (:func:`perf.measure.parent.probe.probe_python`)."""
+
+    #: ``sys.implementation.name`` (``cpython``, ``pypy``...)
+    implementation: str
+    #: the metadata its runs will carry that decides whether they can join
+    #: earlier runs (:data:`perf.model.metadata.CHECKED_KEYS`); None when
+    #: its perf could not say
+    metadata: dict[str, Any] | None
+
 
 #: what a side runs: an interpreter's workers on the script, or a program
 SideKind = Literal["interpreter", "program"]
@@ -147,7 +157,7 @@ def interpreter_versions(probes: Mapping[str, PythonProbe]) -> dict[str, str]:
 
 
 def side_labels(
-    options: RunOptions | argparse.Namespace,
+    options: RunOptions,
     program: Sequence[str] | None = None,
     probes: Mapping[str, PythonProbe] | None = None,
 ) -> tuple[str, str]:

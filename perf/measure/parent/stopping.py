@@ -18,10 +18,13 @@ Must not: spawn processes, print, or read the clock.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from perf.analysis.compare import compare_paired_process_means
 from perf.analysis.intervals import mean_interval
+
+if TYPE_CHECKING:
+    from perf.measure.options import RunOptions
 
 
 class StoppingRule(NamedTuple):
@@ -54,3 +57,11 @@ class StoppingRule(NamedTuple):
         if count >= self.maximum:
             return True
         return count >= self.minimum and precision <= self.target
+
+
+def stopping_rule(options: RunOptions) -> StoppingRule | None:
+    """The StoppingRule of --target-precision, or None."""
+    if options.target_precision is None:
+        return None
+    assert options.min_processes is not None and options.max_processes is not None
+    return StoppingRule(options.target_precision, options.min_processes, options.max_processes)

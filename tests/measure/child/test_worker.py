@@ -10,12 +10,10 @@ import time
 from types import SimpleNamespace
 
 import pytest
-from helpers import FakeClock
+from helpers import FakeClock, parse_options
 
-from perf.cli.runner import ArgumentParser
 from perf.collect.python import python_has_jit
 from perf.errors import UsageError, WorkerError
-from perf.measure.arguments import add_runner_arguments
 from perf.measure.child import worker
 from perf.measure.child.sampling import Samples, SamplingPlan
 from perf.measure.child.steady import SteadyState
@@ -23,7 +21,6 @@ from perf.measure.child.tasks import Task, func_time_function
 from perf.measure.child.worker import run_task
 from perf.measure.environment import PADDING_VARIABLE
 from perf.measure.hooks import HookBase
-from perf.measure.options import DEFAULT_BUDGET, RunOptions, check_runner_args
 from perf.measure.protocol import send_benchmark as send
 from perf.storage.files import loads_benchmark
 
@@ -31,11 +28,7 @@ WORKER = ["--worker", "--loops", "0", "-n", "3", "-w", "1", "--min-time", "0.01"
 
 
 def worker_args(*extra, argv=WORKER):
-    parser = ArgumentParser(prog="bench")
-    add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)
-    args = parser.parse_args([*argv, *extra])
-    check_runner_args(args, DEFAULT_BUDGET, 1)
-    return RunOptions.from_namespace(args)
+    return parse_options([*argv, *extra], plan=False)
 
 
 class Work:

@@ -9,10 +9,10 @@ import re
 import sys
 
 import pytest
-from helpers import runner_namespace
+from helpers import runner_given
 
 from perf.errors import OutputExistsError, UsageError
-from perf.measure.options import GivenBudget
+from perf.measure.options import GivenBudget, RunOptions
 from perf.measure.parent.plan import prepare_run
 from perf.measure.parent.probe import PythonProbe
 
@@ -29,7 +29,7 @@ def executable(tmp_path, name):
 
 
 def plan_of(argv, mode="script", script=("bench.py",), program=None):
-    return prepare_run(runner_namespace(argv, program), mode, GivenBudget(), script, jit=False, probe=fake_probe)
+    return prepare_run(runner_given(argv), mode, GivenBudget(), script, program=program or (), jit=False, probe=fake_probe)
 
 
 def test_one_side_runs_the_script_with_this_interpreter():
@@ -66,12 +66,12 @@ def test_virtual_environments_are_labelled_by_the_versions_their_probes_said(tmp
         return PythonProbe("cpython", {"python_version": versions[python]})
 
     argv = ["--compare-to", pythons[0], "--python", pythons[1], "-o", str(tmp_path / "ab.json")]
-    plan = prepare_run(runner_namespace(argv), "script", GivenBudget(), ("bench.py",), jit=False, probe=probe)
+    plan = prepare_run(runner_given(argv), "script", GivenBudget(), ("bench.py",), jit=False, probe=probe)
     assert plan.labels == ("3.12.1", "3.11.7")
     assert [side.label for side in plan.sides] == ["3.12.1", "3.11.7"]
     (tmp_path / "ab-3.11.7.json").write_text("{}")
     with pytest.raises(OutputExistsError, match=re.escape(f"{tmp_path / 'ab-3.11.7.json'}: the file already exists")):
-        prepare_run(runner_namespace(argv), "script", GivenBudget(), ("bench.py",), jit=False, probe=probe)
+        prepare_run(runner_given(argv), "script", GivenBudget(), ("bench.py",), jit=False, probe=probe)
 
 
 def test_command_sides_are_programs_run_by_this_interpreter():
@@ -140,7 +140,7 @@ def test_options_with_a_final_budget_keep_it_on_every_side(tmp_path):
     from perf.measure.parent.plan import plan_run
 
     pypy = executable(tmp_path, "pypy3")
-    plan = plan_run(RunOptions(3, 1, 0, 1, 0.1, compare_to=pypy), "script", ("bench.py",), probe=fake_probe)
+    plan = plan_run(RunOptions(processes=3, values=1, warmups=0, loops=1, compare_to=pypy), "script", ("bench.py",), probe=fake_probe)
     assert [side.options.processes for side in plan.sides] == [3, 3]
 
 
@@ -153,4 +153,4 @@ def test_typed_options_cannot_plan_a_script_given_on_the_command_line():
 
 
 def test_given_options_left_out_have_their_defaults():
-    assert prepare_run({"processes": 3}, "script", GivenBudget(), ("bench.py",), jit=False) == plan_of(["-p", "3"])
+    assert prepare_run(RunOptions.create(processes=3), "script", GivenBudget(), ("bench.py",), jit=False) == plan_of(["-p", "3"])

@@ -7,7 +7,7 @@ real ones).
 from __future__ import annotations
 
 import pytest
-from helpers import runner_namespace
+from helpers import runner_given
 
 from perf.errors import CpuBusyError
 from perf.measure.options import GivenBudget
@@ -16,7 +16,7 @@ from perf.measure.parent.session import Session, SessionEvents
 
 
 def plan_of(argv):
-    return prepare_run(runner_namespace(argv), "script", GivenBudget(), ("bench.py",), jit=False)
+    return prepare_run(runner_given(argv), "script", GivenBudget(), ("bench.py",), jit=False)
 
 
 class Recorded(SessionEvents):

@@ -9,13 +9,11 @@ import sys
 import time
 
 import pytest
+from helpers import parse_options
 
-from perf.cli.runner import ArgumentParser
 from perf.errors import WorkerError, WorkerTimeoutError
-from perf.measure.arguments import add_runner_arguments
 from perf.measure.environment import PADDING_VARIABLE, perf_source_folder
 from perf.measure.hooks import PERF_RECORD_ENVIRON
-from perf.measure.options import DEFAULT_BUDGET, RunOptions, check_runner_args
 from perf.measure.parent import workers as manager
 from perf.measure.parent.sides import Side
 from perf.measure.parent.workers import WorkerLauncher, WorkerOutput, run_worker
@@ -35,11 +33,7 @@ TRACEBACK = [
 
 
 def parse(argv=()):
-    parser = ArgumentParser(prog="bench")
-    add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)
-    args = parser.parse_args(list(argv))
-    check_runner_args(args, DEFAULT_BUDGET, 1)
-    return args
+    return parse_options(list(argv), plan=False)
 
 
 def make_benchmark(name="bench"):
@@ -163,7 +157,7 @@ FAKE_ENVIRON = {
 
 def launcher_of(args, python, program_args, add_cmdline_args=None, **kwargs):
     """The launcher of one side running *program_args* with *python*."""
-    side = Side("interpreter", python, RunOptions.from_namespace(args), tuple(program_args))
+    side = Side("interpreter", python, args, tuple(program_args))
     extend_command = None if add_cmdline_args is None else lambda command: add_cmdline_args(command, args)
     launcher = WorkerLauncher(side, extend_command, **kwargs)
     launcher.namespace = args  # what the callback gets: the Runner wraps add_cmdline_args the same way
@@ -311,7 +305,7 @@ def test_manager_reads_os_environ_by_default(monkeypatch):
 
 def test_a_side_sets_its_own_variables_after_the_filtering():
     args = parse(["--inherit-environ", "SECRET"])
-    side = Side("interpreter", "python", RunOptions.from_namespace(args), ("b.py",), env=(("PYTHONPATH", "/tree/b"),))
+    side = Side("interpreter", "python", args, ("b.py",), env=(("PYTHONPATH", "/tree/b"),))
     env = WorkerLauncher(side, environ=dict(FAKE_ENVIRON), rng=random.Random(1)).worker_env()
     # the side's source tree (after perf's own folder), not the caller's path
     assert env["PYTHONPATH"] == os.pathsep.join([perf_source_folder(), "/tree/b"])
@@ -321,7 +315,7 @@ def test_a_side_sets_its_own_variables_after_the_filtering():
 def test_a_program_side_appends_its_program_after_the_script_options():
     args = parse()
     side = Side(
-        "program", "/usr/bin/python3", RunOptions.from_namespace(args), ("-m", "perf", "command"), ("true", "-x")
+        "program", "/usr/bin/python3", args, ("-m", "perf", "command"), ("true", "-x")
     )
     launcher = WorkerLauncher(side, lambda command: command.extend(["--name", "n"]))
     command = launcher.worker_command(0, 7, 0)
@@ -332,7 +326,7 @@ def test_a_program_side_appends_its_program_after_the_script_options():
 def test_a_side_runs_its_workers_in_its_folder(tmp_path):
     code = "import os, sys\nfd = int(sys.argv[sys.argv.index('--pipe') + 1])\nos.write(fd, os.getcwd().encode())\n"
     args = parse()
-    side = Side("interpreter", sys.executable, RunOptions.from_namespace(args), ("-c", code), cwd=str(tmp_path))
+    side = Side("interpreter", sys.executable, args, ("-c", code), cwd=str(tmp_path))
     launcher = WorkerLauncher(side, environ=clean_env())
     read_fd, write_fd = os.pipe()
     data, _, _ = launcher.run(launcher.worker_command(0, write_fd, 0), (read_fd, write_fd), "w")
