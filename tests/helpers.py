@@ -253,4 +253,6 @@ def parse_options(argv, *, budget=None, warmups=1, loops=0, min_time=0.1, mode="
     options = check_options(RunOptions.parsed(vars(parser.parse_args(argv))), mode, defaults, jit=False)
     if not plan:
         return options
-    return plan_run(options, mode, ("bench.py",), program=program, defaults=defaults, jit=False, probe=fake_probe).options
+    return plan_run(
+        options, mode, ("bench.py",), program=program, defaults=defaults, jit=False, probe=fake_probe
+    ).options

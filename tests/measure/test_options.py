@@ -9,12 +9,11 @@ import re
 import sys
 
 import pytest
+from helpers import parse_options
 
 from perf.cli.runner import ArgumentParser
 from perf.errors import OutputExistsError, UsageError
 from perf.measure import options
-from helpers import parse_options
-
 from perf.measure.arguments import (
     add_runner_arguments,
     cpu_list,
@@ -24,10 +23,10 @@ from perf.measure.arguments import (
     strictly_positive,
 )
 from perf.measure.options import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget, RunOptions
-from perf.measure.values import _integer, python_names, warmups_count
-from perf.measure.values import names as comma_list
 from perf.measure.parent.sides import output_paths, side_labels
 from perf.measure.protocol import worker_arguments as options_worker_arguments
+from perf.measure.values import _integer, python_names, warmups_count
+from perf.measure.values import names as comma_list
 
 
 def make_parser(budget=DEFAULT_BUDGET, warmups=1, loops=0, min_time=0.1):
@@ -143,9 +142,7 @@ def test_python_names():
     assert python_names("ref:new") == ("ref", "new")
     assert python_names("a:b:c") == ("a", "b:c")
     for text in ("ref", ":new", "ref:", ":"):
-        with pytest.raises(
-            BAD, match=re.escape(f"expected REF_NAME:CHANGED_NAME, got {text!r}")
-        ):
+        with pytest.raises(BAD, match=re.escape(f"expected REF_NAME:CHANGED_NAME, got {text!r}")):
             python_names(text)
 
 

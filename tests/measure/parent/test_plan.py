@@ -29,7 +29,9 @@ def executable(tmp_path, name):
 
 
 def plan_of(argv, mode="script", script=("bench.py",), program=None):
-    return prepare_run(runner_given(argv), mode, GivenBudget(), script, program=program or (), jit=False, probe=fake_probe)
+    return prepare_run(
+        runner_given(argv), mode, GivenBudget(), script, program=program or (), jit=False, probe=fake_probe
+    )
 
 
 def test_one_side_runs_the_script_with_this_interpreter():
@@ -140,7 +142,12 @@ def test_options_with_a_final_budget_keep_it_on_every_side(tmp_path):
     from perf.measure.parent.plan import plan_run
 
     pypy = executable(tmp_path, "pypy3")
-    plan = plan_run(RunOptions(processes=3, values=1, warmups=0, loops=1, compare_to=pypy), "script", ("bench.py",), probe=fake_probe)
+    plan = plan_run(
+        RunOptions(processes=3, values=1, warmups=0, loops=1, compare_to=pypy),
+        "script",
+        ("bench.py",),
+        probe=fake_probe,
+    )
     assert [side.options.processes for side in plan.sides] == [3, 3]
 
 
@@ -153,4 +160,6 @@ def test_typed_options_cannot_plan_a_script_given_on_the_command_line():
 
 
 def test_given_options_left_out_have_their_defaults():
-    assert prepare_run(RunOptions.create(processes=3), "script", GivenBudget(), ("bench.py",), jit=False) == plan_of(["-p", "3"])
+    assert prepare_run(RunOptions.create(processes=3), "script", GivenBudget(), ("bench.py",), jit=False) == plan_of(
+        ["-p", "3"]
+    )

@@ -314,9 +314,7 @@ def test_a_side_sets_its_own_variables_after_the_filtering():
 
 def test_a_program_side_appends_its_program_after_the_script_options():
     args = parse()
-    side = Side(
-        "program", "/usr/bin/python3", args, ("-m", "perf", "command"), ("true", "-x")
-    )
+    side = Side("program", "/usr/bin/python3", args, ("-m", "perf", "command"), ("true", "-x"))
     launcher = WorkerLauncher(side, lambda command: command.extend(["--name", "n"]))
     command = launcher.worker_command(0, 7, 0)
     assert command[:4] == ["/usr/bin/python3", "-m", "perf", "command"]
