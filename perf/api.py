@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence, Union
 from perf.analysis.compare import DEFAULT_MARGIN
 from perf.analysis.finished import FinishedComparison
 from perf.errors import UsageError
-from perf.measure.options import RunOptions, check_mode
+from perf.measure.options import RunOptions
 from perf.measure.parent.session import SessionEvents
 
 if TYPE_CHECKING:
@@ -266,8 +266,8 @@ def _measure(
 ) -> list[Benchmark]:
     """Check everything, plan the run, then run its one benchmark: the
     results of each side."""
-    from perf.measure.parent.plan import plan_run
     from perf.measure.parent.session import Session
+    from perf.measure.plan import plan_run
 
     if isinstance(task, Function):
         task = task.timeit()
@@ -275,11 +275,9 @@ def _measure(
         raise UsageError(f"run() measures a Timeit, a Function or a Command, got {type(task).__name__}")
     planned = task.planned(options.clock)  # checks the task, before an interpreter is probed
     if isinstance(task, Command):
-        check_mode(options, "command")
         plan = plan_run(options, "command", ("-m", "perf", "command"), program=task.program)
         arguments = ["--name", task.name]
     else:
-        check_mode(options, "timeit")
         plan = plan_run(options, "timeit", ("-m", "perf", "timeit"))
         arguments = task.worker_arguments()
     session = Session(plan, extend_command=lambda command: command.extend(arguments), events=events, environ=environ)

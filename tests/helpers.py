@@ -244,15 +244,15 @@ def parse_options(argv, *, budget=None, warmups=1, loops=0, min_time=0.1, mode="
     from perf.cli.main import ArgumentParser
     from perf.measure.arguments import add_runner_arguments
     from perf.measure.options import DEFAULT_BUDGET, GivenBudget, RunOptions, check_options
-    from perf.measure.parent.plan import plan_run
+    from perf.measure.plan import plan_run
 
     budget = budget or DEFAULT_BUDGET
     parser = ArgumentParser(prog="bench")
     add_runner_arguments(parser, budget, warmups, loops, min_time)
     defaults = GivenBudget(budget.processes, budget.values, warmups)
-    options = check_options(RunOptions.parsed(vars(parser.parse_args(argv))), mode, defaults, jit=False)
+    values = vars(parser.parse_args(argv))
     if not plan:
-        return options
+        return check_options(RunOptions.parsed(values), mode, defaults, jit=False)
     return plan_run(
-        options, mode, ("bench.py",), program=program, defaults=defaults, jit=False, probe=fake_probe
+        values, mode, ("bench.py",), program=program, defaults=defaults, jit=False, probe=fake_probe
     ).options

@@ -33,14 +33,14 @@ from perf.cli.main import (
 )
 from perf.errors import BenchmarkFailedError, PerfError, UsageError, WorkerTimeoutError
 from perf.measure.child.tasks import Task
-from perf.measure.options import AUTO, GivenBudget, RunMode, RunOptions, check_options
+from perf.measure.options import AUTO, GivenBudget, RunMode, RunOptions
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import DEFAULT_CLOCK
 
 if TYPE_CHECKING:
-    from perf.measure.parent.plan import RunPlan
     from perf.measure.parent.saving import PlannedRun
     from perf.measure.parent.session import Session
+    from perf.measure.plan import RunPlan
 
 __all__ = ["ArgumentParser", "Runner", "command_program"]
 
@@ -108,53 +108,46 @@ class Runner:
             if args is None:
                 return self.args
             raise RuntimeError("arguments already parsed")
+        from perf.measure.hooks import get_hook_names
+        from perf.measure.plan import plan_run
+
         try:
             namespace = self.argparser.parse_args(args)
-            self.options = self._checked(namespace)
+            hook_names = get_hook_names(self._hooks) if namespace.hook else None
+            program = command_program(getattr(namespace, "program", None) or ())
+            plan = plan_run(
+                vars(namespace),
+                self.mode,
+                self._program_args,
+                program=program,
+                defaults=self._defaults,
+                jit=self._jit,
+                hook_names=hook_names,
+            )
+            if not (plan.options.worker and plan.options.pipe is not None):  # a worker measuring needs no session
+                self.session = self._session(plan, lambda command: self._extend_command(command, namespace))
         except PerfError as exc:
             fail_on(exc)
-        for name, value in self.options._asdict().items():  # pyperf's scripts read them there
+        self.options = plan.options
+        for name, value in plan.options._asdict().items():  # pyperf's scripts read them there
             if hasattr(namespace, name):
                 setattr(namespace, name, value)
         self.args = namespace
         return namespace
 
-    def _checked(self, namespace: argparse.Namespace) -> RunOptions:
-        """The options of the command line, checked; the parent (or a
-        worker run in place, which writes -o/--append) plans its run."""
-        given = RunOptions.parsed(vars(namespace))
-        hook_names = None
-        if given.hook:
-            from perf.measure.hooks import get_hook_names
+    def _extend_command(self, command: list[str], namespace: argparse.Namespace) -> None:
+        """pyperf's callback: the worker's command and the parsed namespace."""
+        if self._add_cmdline_args is not None:
+            self._add_cmdline_args(command, namespace)
 
-            hook_names = get_hook_names(self._hooks)
-        options = check_options(given, self.mode, self._defaults, jit=self._jit, hook_names=hook_names)
-        if options.worker and options.pipe is not None:  # a worker measuring: nothing of the parent side
-            from perf.measure.child.checks import check_here
-
-            return check_here(options)
-        from perf.measure.parent.plan import plan_run
-
-        program = command_program(getattr(namespace, "program", None) or ())
-        plan = plan_run(options, self.mode, self._program_args, program=program, defaults=self._defaults, jit=self._jit)
-        self.session = self._session(plan, namespace)
-        return plan.options
-
-    def _session(self, plan: RunPlan, namespace: argparse.Namespace) -> Session:
+    def _session(self, plan: RunPlan, extend_command: Callable[[list[str]], None]) -> Session:
         from perf.cli import display
         from perf.measure.parent.session import Session
 
         lock_command = () if plan.options.worker else display.lock_command(self._program_args)
-        events = display.RunEvents(plan.options)
-        add_cmdline_args = self._add_cmdline_args
-        extend_command = None
-        if add_cmdline_args is not None:
-
-            def extend_command(command: list[str]) -> None:
-                """pyperf's callback: the worker's command and the parsed namespace."""
-                add_cmdline_args(command, namespace)
-
-        return Session(plan, extend_command=extend_command, events=events, lock_command=lock_command)
+        return Session(
+            plan, extend_command=extend_command, events=display.RunEvents(plan.options), lock_command=lock_command
+        )
 
     # -- benchmark methods -------------------------------------------------------
 

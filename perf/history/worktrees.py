@@ -28,9 +28,9 @@ from perf.history.git import Repository, build, short
 
 if TYPE_CHECKING:
     from perf.measure.options import GivenBudget, RunMode, RunOptions
-    from perf.measure.parent.plan import RunPlan
     from perf.measure.parent.session import Session, SessionEvents
     from perf.measure.parent.sides import Side
+    from perf.measure.plan import RunPlan
     from perf.model.benchmark import Benchmark
 
 #: the default budget of one session: pairs of processes, values per process
@@ -76,8 +76,8 @@ def parse_command(
     ``GivenBudget()``: the runner's)."""
     from perf.collect.python import python_has_jit
     from perf.measure.arguments import parse_runner_arguments
-    from perf.measure.options import DEFAULT_BUDGET, GivenBudget, RunOptions
-    from perf.measure.parent.plan import prepare_run
+    from perf.measure.options import DEFAULT_BUDGET, GivenBudget
+    from perf.measure.plan import plan_run
 
     if not args:
         raise UsageError("missing the command to measure after --: a bench script and its options, or -m perf timeit")
@@ -96,7 +96,7 @@ def parse_command(
         given["python"] = python
     if defaults is None:
         defaults = GivenBudget(DEFAULT_PROCESSES, DEFAULT_VALUES)
-    plan = prepare_run(RunOptions.parsed(given), mode, defaults, script, jit=python_has_jit())
+    plan = plan_run(given, mode, script, defaults=defaults, jit=python_has_jit())
     return MeasuredCommand(plan, tuple(extra), python)
 
 
@@ -202,8 +202,8 @@ class CommitMeasurer:
         *options*: every side's (their workers read a side's options, not
         the plan's); by default the options with the loops the first
         session calibrated, once known, else ARGS' options."""
-        from perf.measure.parent.plan import RunPlan
         from perf.measure.parent.session import Session
+        from perf.measure.plan import RunPlan
 
         options = options or self._pinned
         sides = tuple(self.side(commit) for commit in commits)

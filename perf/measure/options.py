@@ -13,7 +13,6 @@ another interpreter (:mod:`perf.measure.parent.plan`) comes after.
 Must not: spawn processes, print, exit, or import the parent or child side.
 """
 
-import os
 import sys
 from typing import Annotated, Any, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -61,6 +60,9 @@ __all__ = [
 ]
 
 _MEMORY = dict(group="memory", worker=MEASURING)
+
+#: processes, values and warmups
+BudgetChoice = Tuple[int, int, Union[int, str]]
 
 
 class RunOptions(NamedTuple):
@@ -177,6 +179,9 @@ class RunOptions(NamedTuple):
     #: as it is); each side of a comparison completes them with the budget
     #: of its own interpreter (a JIT gets fewer, longer processes)
     given_budget: Optional[GivenBudget] = None
+    #: not a runner option: once checked, the processes, values and warmups
+    #: of workers without a JIT and with one (None: the budget is final)
+    budgets: Optional[Tuple[BudgetChoice, BudgetChoice]] = None
 
     @classmethod
     def parsed(cls, values: Mapping[str, Any]) -> "RunOptions":
@@ -283,22 +288,30 @@ def budget_values(options: RunOptions, budget: Budget, warmups: Union[int, str])
 
 def with_budget(options: RunOptions, defaults: GivenBudget, jit: bool) -> RunOptions:
     """*options* completed with the budget of workers with or without a
-    JIT (*defaults*: a bench script's ``Runner(...)`` budget)."""
+    JIT (*jit*: this interpreter's; *defaults*: a bench script's
+    ``Runner(...)`` budget), and the budgets of both kinds of workers (the
+    sides of a run pick theirs when it is planned)."""
     if options.given_budget is None:
         return options  # its budget is final
-    return options._replace(**budget_values(options, *defaults.budget_for(jit)))
+    plain, with_jit = (budget_values(options, *defaults.budget_for(kind)) for kind in (False, True))
+    budgets = (
+        (plain["processes"], plain["values"], plain["warmups"]),
+        (with_jit["processes"], with_jit["values"], with_jit["warmups"]),
+    )
+    return options._replace(**(with_jit if jit else plain), budgets=budgets)
 
 
 def check_options(
-    options: RunOptions,
+    options: Union[RunOptions, Mapping[str, Any]],
     mode: RunMode,
     defaults: GivenBudget,
     *,
     jit: bool,
     hook_names: Optional[Sequence[str]] = None,
 ) -> RunOptions:
-    """Complete and check *options* (:meth:`RunOptions.parsed`): the one
-    place where the options that go together are checked.
+    """Complete and check *options* (:meth:`RunOptions.parsed`, or the
+    values of a parsed command line): the one place where the options that
+    go together are checked.
 
     *defaults*: a bench script's ``Runner(...)`` budget; *jit*: whether
     this interpreter has a JIT (another interpreter's budget is completed
@@ -306,6 +319,8 @@ def check_options(
     ``--tracemalloc`` nor ``--clock cpu``.  *hook_names*: the hooks
     ``--hook`` may name (None: not checked).  Raises
     :class:`~perf.errors.UsageError`."""
+    if not isinstance(options, RunOptions):
+        options = RunOptions.parsed(options)
     if options.pipe is not None:
         options = options._replace(quiet=True)  # a worker's verbose lines still go to stdout
     elif options.quiet:
@@ -388,14 +403,3 @@ def _check_target_precision(options: RunOptions) -> RunOptions:
     if most < least:
         raise UsageError(f"--max-processes ({most}) must be at least --min-processes ({least})")
     return options._replace(min_processes=least, max_processes=most)
-
-
-def check_writable_folder(path: str, label: Optional[str] = None) -> None:
-    """Refuse a file to be written (*path*) whose folder does not exist or
-    is not writable; the message starts with *label* (the path by
-    default)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise UsageError(f"{label or path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise UsageError(f"{label or path}: cannot write into the folder {folder}")

@@ -25,7 +25,7 @@ import tempfile
 from typing import Any, Callable, Sequence
 
 from perf.errors import PerfError, UsageError
-from perf.measure.options import check_writable_folder
+from perf.measure.parent.sides import check_writable_folder
 from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
 from perf.pytest_plugin import compat_json

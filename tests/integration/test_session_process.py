@@ -12,8 +12,8 @@ import pytest
 from perf.cli.main import ArgumentParser
 from perf.measure.arguments import add_runner_arguments
 from perf.measure.options import DEFAULT_BUDGET, GivenBudget
-from perf.measure.parent.plan import RunPlan, prepare_run
 from perf.measure.parent.session import Session, SessionEvents
+from perf.measure.plan import plan_run
 from perf.storage.files import load
 
 pytestmark = pytest.mark.integration
@@ -50,14 +50,14 @@ def test_two_sides_differ_by_folder_and_environment(tmp_path, monkeypatch):
     add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)
     output = tmp_path / "out.json"
     args = parser.parse_args(["-p", "2", "-n", "1", "-w", "0", "-l", "1", "-q", "-o", str(output)])
-    plan = prepare_run(args, "script", GivenBudget(), ("-m", "bench"), jit=False)
+    plan = plan_run(vars(args), "script", ("-m", "bench"), defaults=GivenBudget(), jit=False)
     (side,) = plan.sides
     sides = (
         side._replace(cwd=tree_a, label="a"),  # python -m bench finds the module of its folder
         side._replace(cwd=str(tmp_path), env=(("PYTHONPATH", tree_b),), label="b"),  # ... or of its path
     )
     events = Progress()
-    session = Session(RunPlan(plan.options, sides, {}), events=events)
+    session = Session(plan._replace(sides=sides), events=events)
     session.lock()
     (results,) = session.run([(0, "f")])
     assert [benchmark.get_metadata()["target"] for benchmark in results] == ["a", "b"]
@@ -74,7 +74,7 @@ def test_two_sides_differ_by_folder_and_environment(tmp_path, monkeypatch):
 def test_two_sides_from_typed_options(tmp_path, monkeypatch):
     """The same run from keywords: RunOptions.create and plan_run, no command line."""
     from perf.measure.options import RunOptions
-    from perf.measure.parent.plan import plan_run
+    from perf.measure.plan import plan_run
 
     monkeypatch.setenv("PERF_LOCK_DIR", str(tmp_path / "locks"))
     tree_a = source_tree(tmp_path / "a", "a")
@@ -87,7 +87,7 @@ def test_two_sides_from_typed_options(tmp_path, monkeypatch):
         side._replace(cwd=tree_a, label="a"),
         side._replace(cwd=str(tmp_path), env=(("PYTHONPATH", tree_b),), label="b"),
     )
-    session = Session(RunPlan(plan.options, sides, {}))
+    session = Session(plan._replace(sides=sides))
     session.lock()
     (results,) = session.run([(0, "f")])
     assert [benchmark.get_metadata()["target"] for benchmark in results] == ["a", "b"]

@@ -21,8 +21,8 @@ def make_parser():
     return parser
 
 
-def test_every_field_but_the_given_budget_is_an_option():
-    assert [*OPTIONS_BY_NAME, "given_budget"] == list(RunOptions._fields)
+def test_every_field_but_the_budgets_is_an_option():
+    assert [*OPTIONS_BY_NAME, "given_budget", "budgets"] == list(RunOptions._fields)
 
 
 @pytest.mark.parametrize("option", RUNNER_OPTIONS, ids=lambda option: option.name)

@@ -23,6 +23,7 @@ from perf.measure.arguments import (
     strictly_positive,
 )
 from perf.measure.options import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget, RunOptions
+from perf.measure.parent import sides
 from perf.measure.parent.sides import output_paths, side_labels
 from perf.measure.protocol import worker_arguments as options_worker_arguments
 from perf.measure.values import _integer, python_names, warmups_count
@@ -322,7 +323,7 @@ def test_output_relative_path_is_checked_against_the_current_folder(tmp_path, mo
 
 def test_output_into_a_read_only_folder(tmp_path, monkeypatch):
     real_access = os.access
-    monkeypatch.setattr(options.os, "access", lambda path, mode: path != str(tmp_path) and real_access(path, mode))
+    monkeypatch.setattr(sides.os, "access", lambda path, mode: path != str(tmp_path) and real_access(path, mode))
     path = tmp_path / "result.json"
     with pytest.raises(UsageError) as info:
         parse(["-o", str(path)])
@@ -367,7 +368,7 @@ def test_append_unreadable_file(tmp_path, monkeypatch):
             return False
         return real_access(target, mode)
 
-    monkeypatch.setattr(options.os, "access", access)  # chmod does not stop root
+    monkeypatch.setattr(sides.os, "access", access)  # chmod does not stop root
     with pytest.raises(UsageError) as info:
         parse(["--append", str(path)])
     assert str(info.value) == f"{path}: cannot read and write this file"

@@ -15,7 +15,6 @@ import os
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
 from perf.errors import IncompatibleRunError, PerfError, ResultFileError
-from perf.measure.parent.sides import output_paths
 from perf.model.metadata import INCOMPLETE_KEY
 
 if TYPE_CHECKING:
@@ -76,10 +75,10 @@ class ResultWriter:
     ``--append``; with two sides, one file per side named after its
     label)."""
 
-    def __init__(self, options: RunOptions, labels: tuple[str, str] | None = None) -> None:
+    def __init__(self, options: RunOptions, paths: tuple[str, ...] = ()) -> None:
         self.options = options
         self.path = options.append or options.output
-        self.paths = output_paths(self.path, labels) if self.path else ()
+        self.paths = paths
         self._written: set[str] = set()
         #: the --append files that exist, loaded before the run
         self.existing: dict[str, BenchmarkSuite] = {}

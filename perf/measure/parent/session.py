@@ -4,7 +4,7 @@ This is the one place where a run is orchestrated; ``perf.Runner`` (the
 command line of bench scripts, ``timeit`` and ``command``), history
 recording and bisection all start runs through it:
 
-1. :func:`perf.measure.parent.plan.prepare_run` checks the parsed options (with
+1. :func:`perf.measure.plan.plan_run` checks the options (with
    the budget of the interpreter that runs the workers, probed once) and
    describes the sides of the run (:class:`perf.measure.parent.sides.Side`): one,
    or two with ``--compare-to``;
@@ -27,9 +27,9 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from perf.errors import BenchmarkFailedError, CpuBusyError, WorkerError
-from perf.measure.parent.plan import RunPlan
 from perf.measure.parent.saving import Measured, PartialSave, PlannedRun, ResultWriter, mark_incomplete
 from perf.measure.parent.stopping import stopping_rule
+from perf.measure.plan import RunPlan
 
 if TYPE_CHECKING:
     from perf.measure.parent.schedule import Progress, ScheduledBenchmark
@@ -61,8 +61,7 @@ class SessionEvents:
 class Session:
     """The workers of a run, its CPU lock and its result files.
 
-    *plan*: the checked options and the sides (:func:`perf.measure.parent.plan.prepare_run`,
-    :func:`perf.measure.parent.plan.plan_run`); *extend_command(command)*: adds
+    *plan*: the checked options and the sides (:func:`perf.measure.plan.plan_run`); *extend_command(command)*: adds
     arguments to the command line of each worker, after the runner options
     (a bench script's own options: ``perf.Runner`` wraps its
     ``add_cmdline_args``); *events*: what the run reports (progress, lock
@@ -82,7 +81,7 @@ class Session:
         self.plan = plan
         self.options = plan.options
         self.events = events or SessionEvents()
-        self.writer = ResultWriter(plan.options, plan.labels)
+        self.writer = ResultWriter(plan.options, plan.paths)
         self.lock_command = tuple(lock_command)
         self._launch = (extend_command, None if environ is None else dict(environ))
         if plan.options.append and (not plan.options.worker or plan.options.pipe is None):

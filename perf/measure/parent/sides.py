@@ -23,10 +23,10 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Literal, Mapping, NamedTuple, Sequence
 
-from perf.errors import UsageError
+from perf.errors import OutputExistsError, UsageError
 
 if TYPE_CHECKING:
-    from perf.measure.options import RunOptions
+    from perf.measure.options import RunMode, RunOptions
 
 
 class PythonProbe(NamedTuple):
@@ -217,11 +217,87 @@ def output_paths(path: str, labels: tuple[str, str] | None) -> tuple[str, ...]:
     return side_paths(path, labels) if labels else (path,)
 
 
-def absolute_executable(executable: str, option: str) -> str:
-    """An absolute path that keeps symlinks (a venv's python is one)."""
-    import shutil
+def plan_sides(  # noqa: PLR0917 (the parts of a plan)
+    options: RunOptions,
+    mode: RunMode,
+    script: tuple[str, ...],
+    program: tuple[str, ...],
+    probes: Mapping[str, PythonProbe],
+    jit: bool,
+) -> tuple[RunOptions, tuple[Side, ...], tuple[str, ...]]:
+    """The sides of a run of checked *options* (none for a worker run in
+    place), each with the budget of its interpreter (*jit*: whether this
+    one has a JIT; the others said it when probed), and the files of
+    ``-o``/``--append``, named after the sides' labels: checked now, as
+    what would fail after the benchmark ran."""
+    labels = None
+    if options.compare_to and not options.worker:
+        labels = side_labels(options, program if mode == "command" else None, probes)
+    paths = _check_files(options, labels)
+    options = _with_budget(options, _has_jit(options.python, probes, jit))
+    kind: SideKind = "program" if mode == "command" else "interpreter"
+    if options.worker:
+        return options, (), paths
+    if labels is None:
+        return options, (Side(kind, options.python, options, script, program),), paths
+    assert options.compare_to is not None
+    if mode == "command":
+        import shlex
 
-    found = shutil.which(executable) if os.sep not in executable else executable
-    if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
-        raise UsageError(f"--{option.replace('_', '-')}: {executable}: no such executable")
-    return os.path.normpath(os.path.abspath(found))
+        pythons, programs = (options.python, options.python), (tuple(shlex.split(options.compare_to)), program)
+    else:
+        pythons, programs = (options.compare_to, options.python), ((), ())
+    sides = tuple(
+        Side(kind, python, _with_budget(options, _has_jit(python, probes, jit)), script, side, label=label)
+        for python, side, label in zip(pythons, programs, labels)
+    )
+    return options, sides, paths
+
+
+#: what an interpreter with a JIT calls itself (``sys.implementation.name``)
+JIT_IMPLEMENTATIONS = ("pypy", "graalpy")
+
+
+def _has_jit(python: str, probes: Mapping[str, PythonProbe], jit: bool) -> bool:
+    """Whether the workers of *python* run on a JIT (*jit*: this one's)."""
+    if os.path.realpath(python) == os.path.realpath(sys.executable):
+        return jit
+    probe = probes.get(python)
+    return probe is not None and probe.implementation in JIT_IMPLEMENTATIONS
+
+
+def _with_budget(options: RunOptions, jit: bool) -> RunOptions:
+    """*options* with the budget of workers with or without a JIT."""
+    if options.budgets is None:
+        return options  # its budget is final
+    processes, values, warmups = options.budgets[jit]
+    return options._replace(processes=processes, values=values, warmups=warmups)
+
+
+def _check_files(options: RunOptions, labels: tuple[str, str] | None) -> tuple[str, ...]:
+    """The files of -o/--append (*labels*: the sides'), refused now if
+    they could not be written after the run (a worker run in place, without
+    --pipe, writes them too)."""
+    for path in output_paths(options.output, labels) if options.output else ():
+        if os.path.lexists(path):
+            raise OutputExistsError(path, " (use --append to add runs to it)")
+        check_writable_folder(path)
+    for path in output_paths(options.append, labels) if options.append else ():
+        check_writable_folder(path)
+        if os.path.exists(path) and not os.access(path, os.R_OK | os.W_OK):
+            raise UsageError(f"{path}: cannot read and write this file")
+    if options.profile:
+        check_writable_folder(options.profile)
+    written = options.append or options.output
+    return output_paths(written, labels) if written else ()
+
+
+def check_writable_folder(path: str, label: str | None = None) -> None:
+    """Refuse a file to be written (*path*) whose folder does not exist or
+    is not writable; the message starts with *label* (the path by
+    default)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{label or path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"{label or path}: cannot write into the folder {folder}")

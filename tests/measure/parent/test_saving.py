@@ -9,6 +9,7 @@ import pytest
 
 from perf.measure.options import RunOptions
 from perf.measure.parent.saving import Measured, ResultWriter, mark_incomplete
+from perf.measure.parent.sides import output_paths
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import INCOMPLETE_KEY
 from perf.model.run import Run
@@ -24,7 +25,8 @@ def bench(name, processes):
 
 
 def writer(output, labels=None):
-    return ResultWriter(RunOptions(3, 1, 0, 1, 0.1, output=output), labels)
+    options = RunOptions(processes=3, values=1, warmups=0, loops=1, output=output)
+    return ResultWriter(options, output_paths(output, labels) if output else ())
 
 
 def test_a_stopped_run_saves_complete_and_incomplete_benchmarks_and_names_the_rest(tmp_path):

@@ -11,12 +11,12 @@ from helpers import runner_given
 
 from perf.errors import CpuBusyError
 from perf.measure.options import GivenBudget
-from perf.measure.parent.plan import prepare_run
 from perf.measure.parent.session import Session, SessionEvents
+from perf.measure.plan import plan_run
 
 
 def plan_of(argv):
-    return prepare_run(runner_given(argv), "script", GivenBudget(), ("bench.py",), jit=False)
+    return plan_run(runner_given(argv), "script", ("bench.py",), defaults=GivenBudget(), jit=False)
 
 
 class Recorded(SessionEvents):

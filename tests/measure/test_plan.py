@@ -1,4 +1,4 @@
-"""prepare_run: the checked options and the sides of a run.
+"""plan_run: the checked options and the sides of a run.
 
 The probe of another interpreter is a fake: nothing is started.
 """
@@ -13,8 +13,8 @@ from helpers import runner_given
 
 from perf.errors import OutputExistsError, UsageError
 from perf.measure.options import GivenBudget, RunOptions
-from perf.measure.parent.plan import prepare_run
 from perf.measure.parent.probe import PythonProbe
+from perf.measure.plan import plan_run
 
 
 def fake_probe(python, env):
@@ -29,8 +29,8 @@ def executable(tmp_path, name):
 
 
 def plan_of(argv, mode="script", script=("bench.py",), program=None):
-    return prepare_run(
-        runner_given(argv), mode, GivenBudget(), script, program=program or (), jit=False, probe=fake_probe
+    return plan_run(
+        runner_given(argv), mode, script, defaults=GivenBudget(), program=program or (), jit=False, probe=fake_probe
     )
 
 
@@ -68,12 +68,12 @@ def test_virtual_environments_are_labelled_by_the_versions_their_probes_said(tmp
         return PythonProbe("cpython", {"python_version": versions[python]})
 
     argv = ["--compare-to", pythons[0], "--python", pythons[1], "-o", str(tmp_path / "ab.json")]
-    plan = prepare_run(runner_given(argv), "script", GivenBudget(), ("bench.py",), jit=False, probe=probe)
+    plan = plan_run(runner_given(argv), "script", ("bench.py",), defaults=GivenBudget(), jit=False, probe=probe)
     assert plan.labels == ("3.12.1", "3.11.7")
     assert [side.label for side in plan.sides] == ["3.12.1", "3.11.7"]
     (tmp_path / "ab-3.11.7.json").write_text("{}")
     with pytest.raises(OutputExistsError, match=re.escape(f"{tmp_path / 'ab-3.11.7.json'}: the file already exists")):
-        prepare_run(runner_given(argv), "script", GivenBudget(), ("bench.py",), jit=False, probe=probe)
+        plan_run(runner_given(argv), "script", ("bench.py",), defaults=GivenBudget(), jit=False, probe=probe)
 
 
 def test_command_sides_are_programs_run_by_this_interpreter():
@@ -101,7 +101,7 @@ def test_a_worker_plans_no_side_and_probes_nothing(tmp_path):
 @pytest.mark.usefixtures("no_jit_budget")
 def test_typed_options_plan_as_the_command_line():
     from perf.measure.options import RunOptions
-    from perf.measure.parent.plan import plan_run
+    from perf.measure.plan import plan_run
 
     options = RunOptions.create(processes=3, values=2, min_time=0.01, hook=["perf_record"])
     expected = plan_of(["-p", "3", "-n", "2", "--min-time", "0.01", "--hook", "perf_record"])
@@ -112,7 +112,7 @@ def test_typed_options_plan_as_the_command_line():
 def test_typed_options_of_a_comparison_give_each_side_its_budget(tmp_path, monkeypatch):
     from perf.measure.options import RunOptions
     from perf.measure.parent import probe
-    from perf.measure.parent.plan import plan_run
+    from perf.measure.plan import plan_run
 
     monkeypatch.setattr(probe, "probe_python", fake_probe)
     pypy = executable(tmp_path, "pypy3")
@@ -127,7 +127,7 @@ def test_typed_options_of_a_comparison_give_each_side_its_budget(tmp_path, monke
 @pytest.mark.usefixtures("no_jit_budget")
 def test_typed_options_of_command(tmp_path):
     from perf.measure.options import RunOptions
-    from perf.measure.parent.plan import plan_run
+    from perf.measure.plan import plan_run
 
     options = RunOptions.create(mode="command", compare_to="true --old")
     plan = plan_run(options, "command", ("-m", "perf", "command"), program=["true"], jit=False)
@@ -139,7 +139,7 @@ def test_typed_options_of_command(tmp_path):
 
 def test_options_with_a_final_budget_keep_it_on_every_side(tmp_path):
     from perf.measure.options import RunOptions
-    from perf.measure.parent.plan import plan_run
+    from perf.measure.plan import plan_run
 
     pypy = executable(tmp_path, "pypy3")
     plan = plan_run(
@@ -153,13 +153,13 @@ def test_options_with_a_final_budget_keep_it_on_every_side(tmp_path):
 
 def test_typed_options_cannot_plan_a_script_given_on_the_command_line():
     from perf.measure.options import RunOptions
-    from perf.measure.parent.plan import plan_run
+    from perf.measure.plan import plan_run
 
     with pytest.raises(UsageError, match="save it to a file instead of using python -c or stdin"):
         plan_run(RunOptions.create(), "script", ("-c",))
 
 
 def test_given_options_left_out_have_their_defaults():
-    assert prepare_run(RunOptions.create(processes=3), "script", GivenBudget(), ("bench.py",), jit=False) == plan_of(
-        ["-p", "3"]
-    )
+    assert plan_run(
+        RunOptions.create(processes=3), "script", ("bench.py",), defaults=GivenBudget(), jit=False
+    ) == plan_of(["-p", "3"])
