@@ -40,7 +40,6 @@ from perf.model.metadata import DEFAULT_CLOCK
 if TYPE_CHECKING:
     from perf.measure.parent.saving import PlannedRun
     from perf.measure.parent.session import Session
-    from perf.measure.plan import RunPlan
 
 __all__ = ["ArgumentParser", "Runner", "command_program"]
 
@@ -124,30 +123,28 @@ class Runner:
                 jit=self._jit,
                 hook_names=hook_names,
             )
+            self.args = namespace  # the workers' command line reads it (pyperf's add_cmdline_args)
             if not (plan.options.worker and plan.options.pipe is not None):  # a worker measuring needs no session
-                self.session = self._session(plan, lambda command: self._extend_command(command, namespace))
+                from perf.cli import display
+                from perf.measure.parent.session import Session
+
+                lock_command = () if plan.options.worker else display.lock_command(self._program_args)
+                events = display.RunEvents(plan.options)
+                self.session = Session(
+                    plan, extend_command=self._extend_command, events=events, lock_command=lock_command
+                )
         except PerfError as exc:
             fail_on(exc)
         self.options = plan.options
         for name, value in plan.options._asdict().items():  # pyperf's scripts read them there
             if hasattr(namespace, name):
                 setattr(namespace, name, value)
-        self.args = namespace
         return namespace
 
-    def _extend_command(self, command: list[str], namespace: argparse.Namespace) -> None:
+    def _extend_command(self, command: list[str]) -> None:
         """pyperf's callback: the worker's command and the parsed namespace."""
-        if self._add_cmdline_args is not None:
-            self._add_cmdline_args(command, namespace)
-
-    def _session(self, plan: RunPlan, extend_command: Callable[[list[str]], None]) -> Session:
-        from perf.cli import display
-        from perf.measure.parent.session import Session
-
-        lock_command = () if plan.options.worker else display.lock_command(self._program_args)
-        return Session(
-            plan, extend_command=extend_command, events=display.RunEvents(plan.options), lock_command=lock_command
-        )
+        if self._add_cmdline_args is not None and self.args is not None:
+            self._add_cmdline_args(command, self.args)
 
     # -- benchmark methods -------------------------------------------------------
 

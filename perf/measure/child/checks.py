@@ -25,18 +25,17 @@ def check_here(options: RunOptions) -> RunOptions:
             import tracemalloc  # noqa: F401
         except ImportError as exc:
             raise UsageError(f"--tracemalloc is not available on this Python: {exc}") from None
+    if not options.worker:
+        from perf.measure.child.memory import peak_rss_supported
+
+        if options.track_memory and not peak_rss_supported():
+            raise UsageError("--track-memory is not supported on this platform")
+        options = options._replace(affinity=_affinity(options.affinity))
     if options.clock != DEFAULT_CLOCK:
         from perf.measure.child.clock import check_clock
 
         check_clock(options.clock)
-    if options.worker:
-        return options
-    if options.track_memory:
-        from perf.measure.child.memory import peak_rss_supported
-
-        if not peak_rss_supported():
-            raise UsageError("--track-memory is not supported on this platform")
-    return options._replace(affinity=_affinity(options.affinity))
+    return options
 
 
 def _affinity(affinity: str | None) -> str | None:
