@@ -98,10 +98,7 @@ class Timeit:
             if value is not None and (not isinstance(value, int) or value < 1):
                 raise UsageError(f"{what} must be an integer >= 1, got {value!r}")
         code = TimeitCode(_statements(self.stmt), _statements(self.setup), _statements(self.teardown), self.duplicate)
-        inner_loops = self.inner_loops
-        if self.duplicate and self.duplicate > 1:
-            inner_loops = (inner_loops or 1) * self.duplicate  # each loop runs the statement *duplicate* times
-        return planned_run(code.task(self.name, inner_loops, None, get_clock(clock)), {})
+        return planned_run(code.task(self.name, self.inner_loops, None, get_clock(clock)), {})
 
 
 @dataclass(frozen=True)

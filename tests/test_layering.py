@@ -193,3 +193,97 @@ def test_a_worker_never_imports_the_parent_side():
             continue
         wrong += [f"{module} -> {name}" for name in imported if name.startswith("perf.measure.parent")]
     assert wrong == []
+
+
+# -- size and shape (doc/architecture.rst, principles) ----------------------------------
+
+#: the longest module, and the longest entry point of bench scripts
+MAX_LINES = 400
+MAX_RUNNER_LINES = 300
+#: the one import circle allowed: pyperf's Benchmark.load/dump on the model
+ALLOWED_CIRCLE = {"model", "storage"}
+
+
+def test_no_module_is_over_400_lines():
+    long = {
+        str(path.relative_to(PACKAGE)): n
+        for path in PACKAGE.rglob("*.py")
+        if (n := len(path.read_text().splitlines())) > MAX_LINES
+    }
+    assert long == {}
+    assert len((PACKAGE / "cli" / "runner.py").read_text().splitlines()) <= MAX_RUNNER_LINES
+
+
+def import_graph(trees):
+    """Module -> the perf modules it imports, at any level (inside a
+    function or under TYPE_CHECKING too)."""
+    names = set(trees)
+    graph = {}
+    for module, tree in trees.items():
+        targets = set()
+        for imported in perf_imports(tree, top_level_only=False):
+            name = imported.removeprefix("perf.")
+            while name and name not in names:
+                name = name.rpartition(".")[0]
+            if name and name != module and not module.startswith(name + "."):
+                targets.add(name)
+        graph[module] = targets
+    return graph
+
+
+def circles(graph):
+    """The strongly connected groups of more than one module (Tarjan)."""
+    index, low, stack, found = {}, {}, [], []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in list(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_only_import_circle_is_the_model_and_its_storage():
+    trees = {module: tree for module, tree in modules() if module}
+    wrong = [group for group in circles(import_graph(trees)) if {m.split(".")[0] for m in group} != ALLOWED_CIRCLE]
+    assert wrong == []
+
+
+@pytest.mark.parametrize(
+    ("graph", "expected"),
+    [({"a": {"b"}, "b": {"a"}, "c": {"a"}}, [["a", "b"]]), ({"a": {"b"}, "b": {"c"}, "c": set()}, [])],
+)
+def test_the_circle_finder_sees_circles(graph, expected):
+    assert circles(graph) == expected
+
+
+def test_argparse_is_imported_in_measure_by_arguments_only():
+    found = [
+        module
+        for module, tree in modules()
+        if module.startswith("measure")
+        and any(
+            alias.name == "argparse"
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
+        )
+    ]
+    assert found == ["measure.arguments"]

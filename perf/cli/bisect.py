@@ -109,7 +109,7 @@ def _benchmark(args: argparse.Namespace) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from perf.history import bisect
+    from perf.history import bisect_run as bisect
     from perf.history.git import Repository
     from perf.history.worktrees import parse_command
     from perf.render import bisect as render

@@ -1,18 +1,11 @@
 """``perf.Runner``: the entry point of bench scripts, ``timeit`` and ``command``.
 
-A bench script is a command-line program: the Runner parses its options,
-decides whether this process is the parent (a :class:`perf.measure.parent.session.Session`
-runs the workers, then the Runner prints and exits) or a worker (measure
-one benchmark and send it through the pipe, or run in place with
-``--worker`` alone: print it and save it to ``-o``/``--append``).  Exit
-status: 2 for a usage error (a bad option), 1 for any other error (a
-benchmark that failed while the others ran: after the script's last
-benchmark), 124 for ``--timeout``, 130 for Ctrl-C (what finished is saved
-first).
-
-Keyword-compatible with ``pyperf.Runner`` (doc/compatibility.rst, the
-Runner): a script written for pyperf runs unchanged with ``import perf as
-pyperf``.
+A bench script is a command-line program: the Runner plans its run
+(:func:`perf.measure.plan.plan_run`), then is the parent (a
+:class:`~perf.measure.parent.session.Session` runs the workers, the Runner
+prints, :mod:`perf.cli.run_end` sets the exit status) or a worker.
+Keyword-compatible with ``pyperf.Runner`` (doc/compatibility.rst): a script
+written for pyperf runs unchanged with ``import perf as pyperf``.
 """
 
 from __future__ import annotations
@@ -20,18 +13,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, Sequence
 
 from perf.cli.main import (
     ERROR_EXIT_STATUS,
-    INTERRUPTED_EXIT_STATUS,
-    TIMEOUT_EXIT_STATUS,
     USAGE_EXIT_STATUS,
     ArgumentParser,
     fail,
     fail_on,
 )
-from perf.errors import BenchmarkFailedError, PerfError, UsageError, WorkerTimeoutError
+from perf.errors import PerfError, UsageError
 from perf.measure.child.tasks import Task
 from perf.measure.options import AUTO, GivenBudget, RunMode, RunOptions
 from perf.model.benchmark import Benchmark
@@ -112,16 +103,14 @@ class Runner:
 
         try:
             namespace = self.argparser.parse_args(args)
-            hook_names = get_hook_names(self._hooks) if namespace.hook else None
-            program = command_program(getattr(namespace, "program", None) or ())
             plan = plan_run(
                 vars(namespace),
                 self.mode,
                 self._program_args,
-                program=program,
+                program=command_program(getattr(namespace, "program", None) or ()),
                 defaults=self._defaults,
                 jit=self._jit,
-                hook_names=hook_names,
+                hook_names=get_hook_names(self._hooks) if namespace.hook else None,
             )
             self.args = namespace  # the workers' command line reads it (pyperf's add_cmdline_args)
             if not (plan.options.worker and plan.options.pipe is not None):  # a worker measuring needs no session
@@ -222,9 +211,6 @@ class Runner:
             fail(str(exc), self._code_error_status())
         if "" not in sys.path and os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())
-        if duplicate and duplicate > 1:
-            # each loop iteration runs the statement *duplicate* times
-            inner_loops = (inner_loops or 1) * duplicate
         return self._main(name, lambda: code.task(name, inner_loops, metadata, self._clock()))
 
     def bench_command(self, name: str, command: Sequence[str]) -> Benchmark | None:
@@ -243,9 +229,8 @@ class Runner:
         )
 
     def _code_error_status(self) -> int:
-        """A statement that does not compile, a program not found: a usage
-        error of ``python -m perf timeit/command`` (their arguments), a
-        failure of a bench script (its code)."""
+        """A statement that does not compile, a program not found: a usage error of
+        ``python -m perf timeit/command`` (their arguments), a failure of a script."""
         return ERROR_EXIT_STATUS if self.mode == "script" else USAGE_EXIT_STATUS
 
     def _clock(self) -> Callable[[], float]:
@@ -282,59 +267,9 @@ class Runner:
             return None
         if options.worker:
             return self._worker(make_task(), options) if options.worker_task in (None, index) else None
-        try:
-            return self._run(index, name)
-        except KeyboardInterrupt:
-            self._interrupted()
-        except BenchmarkFailedError as exc:
-            self._failed(index, exc)
-            return None
-        except WorkerTimeoutError as exc:
-            fail(str(exc), TIMEOUT_EXIT_STATUS)
-        except PerfError as exc:
-            fail_on(exc)
+        from perf.cli.run_end import guarded
 
-    def _interrupted(self) -> NoReturn:
-        """Ctrl-C: one line saying what was saved (the session saved every
-        process that finished), then exit with status 130."""
-        from perf.cli.display import stop_line
-
-        assert self.session is not None
-        if self.session.stopped is None:  # between two benchmarks, or before the first worker
-            sys.stdout.flush()
-            print(stop_line(self.session.report(), "Interrupted"), file=sys.stderr)
-        sys.exit(INTERRUPTED_EXIT_STATUS)
-
-    def _failed(self, index: int, exc: BenchmarkFailedError) -> None:
-        """A benchmark of the script failed, the others ran: say so now; the
-        last benchmark of the script exits with status 1 (124 when a worker
-        ran longer than --timeout) after the results of the others."""
-        assert self.session is not None
-        if len(self.session.declared) == 1:
-            fail(str(exc), self._failure_status())
-        sys.stdout.flush()
-        print(f"ERROR: {exc}", file=sys.stderr)
-        if self.session.is_last(index):
-            self._exit_failed()
-
-    def _failure_status(self) -> int:
-        assert self.session is not None
-        timeouts = [
-            failure for failure in self.session.failures.values() if isinstance(failure.error, WorkerTimeoutError)
-        ]
-        return TIMEOUT_EXIT_STATUS if timeouts else ERROR_EXIT_STATUS
-
-    def _exit_failed(self) -> NoReturn:
-        """The script declared its last benchmark, and some failed."""
-        assert self.session is not None
-        session = self.session
-        names = ", ".join(map(repr, session.failures))
-        message = f"{len(session.failures)} of {len(session.declared)} benchmarks failed: {names}"
-        others = len(session.declared) - len(session.failures)
-        if session.writer.path and others:
-            which = "the other one was" if others == 1 else f"the {others} others were"
-            message += f"; {which} saved to {' and '.join(session.writer.paths)}"
-        fail(message, self._failure_status())
+        return guarded(lambda: self._run(index, name), self.session, index)
 
     def _worker(self, task: Task, options: RunOptions) -> Benchmark:
         from perf.cli.worker import run_worker
@@ -346,23 +281,20 @@ class Runner:
         built, cheaply: nothing runs)."""
         from perf.measure.parent.saving import PlannedRun, planned_run
 
-        make_task = self._declared.get(name)
-        if make_task is None:  # listed by a worker: its options are known there only
-            return PlannedRun(name, self.metadata, None)
-        return planned_run(make_task(), self.metadata)
+        make_task = self._declared.get(name)  # None: listed by a worker, known there only
+        return PlannedRun(name, self.metadata, None) if make_task is None else planned_run(make_task(), self.metadata)
 
     def _run(self, index: int, name: str) -> Benchmark | None:
         """The parent: run (or, in a shuffled suite, look up) the results
         of benchmark number *index*, save and print them.  A comparison
         returns None, as in pyperf."""
-        assert self.options is not None
         from perf.cli.display import show_results
+        from perf.cli.run_end import exit_if_failed
 
-        assert self.session is not None
+        assert self.options is not None and self.session is not None
         listed = self.mode == "script"
         shuffle = listed and not self.options.no_shuffle
         results = self.session.run_declared(index, name, self._planned, listed=listed, shuffle=shuffle)
         show_results(name if self._show_name else None, results, self.options, self.session.plan.labels)
-        if self.session.failures and self.session.is_last(index):
-            self._exit_failed()
+        exit_if_failed(self.session, index)
         return results[0] if len(results) == 1 else None

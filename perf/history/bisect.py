@@ -32,12 +32,13 @@ estimate of the time that would likely decide it (the rounds needed scale
 as the square of the interval's half-width over the half-width needed).
 It never guesses.
 
-A script with several benchmarks: :func:`bisect_commits` follows the one
+A script with several benchmarks: the bisection follows the one
 given (``-b``), else the first sessions measure them all and it follows
 the one whose BAD/GOOD interval lies furthest from 1 (:func:`clearest`),
 once one interval excludes 1 (:class:`Choice` says which, and why).
 
-The search itself is :class:`perf.history.bisect_search.Search`.
+The search itself is :class:`perf.history.bisect_search.Search`, started
+by :mod:`perf.history.bisect_run`; this module holds what they share.
 
 Each session starts with a :class:`SessionStart`: what it measures, and
 what the step waits for (a :class:`perf.history.rounds.Waiting`: BAD
@@ -56,10 +57,8 @@ import math
 from typing import Callable, NamedTuple, Sequence
 
 from perf.analysis.compare import NO_CHANGE, Comparison
-from perf.errors import UsageError
-from perf.history.git import Repository
 from perf.history.rounds import Measured, Waiting
-from perf.history.worktrees import BuildEvents, CommitMeasurer, MeasuredCommand
+from perf.history.worktrees import BuildEvents
 
 #: candidates measured with GOOD and BAD in each step (they split the range in 4)
 ARITY = 3
@@ -247,93 +246,3 @@ def split(low: int, high: int, arity: int = ARITY) -> list[int]:
     if inside <= arity:
         return list(range(low + 1, high))
     return sorted({low + round(part * (high - low) / (arity + 1)) for part in range(1, arity + 1)})
-
-
-def bisect_commits(
-    good: str,
-    commits: Sequence[str],
-    measure: Measure,
-    subject: Callable[[str], str],
-    *,
-    rounds: int,
-    budget: float = DEFAULT_BUDGET,
-    benchmark: str | None = None,
-    events: BisectEvents | None = None,
-    arity: int = ARITY,
-) -> BisectResult:
-    """Bisect *commits* (after GOOD, oldest first, BAD last) with
-    *measure*; *subject(commit)* names the candidates; *rounds*: the rounds
-    of a full session; *budget*: seconds; *benchmark*: the one to follow
-    (default: see :class:`Choice`)."""
-    from perf.history.bisect_search import Search
-
-    search = Search(good, commits, measure, subject, limits=(rounds, budget, arity), events=events or BisectEvents())
-    if benchmark is not None:
-        search.follow(Choice(benchmark, GIVEN, ()))
-    return search.run()
-
-
-def bisect(
-    repository: Repository,
-    good: str,
-    bad: str,
-    command: MeasuredCommand,
-    *,
-    build_command: str | None = None,
-    budget: float = DEFAULT_BUDGET,
-    benchmark: str | None = None,
-    events: BisectEvents | None = None,
-) -> BisectResult:
-    """Bisect between the revisions *good* and *bad* of *repository*;
-    UsageError when *benchmark* is not one of the script's (listed by a
-    worker before anything is measured)."""
-    good, bad = repository.resolve(good), repository.resolve(bad)
-    commits = repository.commits_between(good, bad)
-    reporter = events or BisectEvents()
-    with CommitMeasurer(repository, command, build_command, reporter) as measurer:
-        names = measurer.benchmarks(good)
-        if benchmark is not None and benchmark not in names:
-            raise UsageError(f"-b {benchmark}: the script has no such benchmark (its benchmarks: {', '.join(names)})")
-        return bisect_commits(
-            good, commits, measuring(measurer, names), repository.subject, rounds=command.plan.options.processes,
-            budget=budget, benchmark=benchmark, events=_Releasing(measurer, reporter),
-        )  # fmt: skip
-
-
-def measuring(measurer: CommitMeasurer, names: Sequence[str]) -> Measure:
-    """The sessions of *measurer* as a :data:`Measure` (*names*: the
-    script's benchmarks), each with its wall time."""
-    import time
-
-    def measure(session: Sequence[str], benchmarks: Sequence[str] | None, count: int) -> Measured:
-        start = time.monotonic()
-        for commit in session:
-            measurer.side(commit)  # worktrees and builds: the setup
-        ready = time.monotonic()
-        results = measurer.rounds(session, benchmarks, count)
-        chosen = names if benchmarks is None else benchmarks
-        return Measured(dict(zip(chosen, results)), time.monotonic() - ready, ready - start)
-
-    return measure
-
-
-class _Releasing(BisectEvents):
-    """Passes the events on, and removes the worktrees of the candidates
-    of a step that ended (measured no more)."""
-
-    def __init__(self, measurer: CommitMeasurer, reporter: BisectEvents) -> None:
-        self.measurer, self.reporter = measurer, reporter
-
-    def building(self, commit: str) -> None:
-        self.reporter.building(commit)
-
-    def measuring(self, start: SessionStart) -> None:
-        self.reporter.measuring(start)
-
-    def chosen(self, choice: Choice) -> None:
-        self.reporter.chosen(choice)
-
-    def step(self, step: Step) -> None:
-        for judgement in step.candidates:
-            self.measurer.release(judgement.commit)
-        self.reporter.step(step)

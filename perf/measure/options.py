@@ -204,11 +204,10 @@ class RunOptions(NamedTuple):
         One keyword per runner option, named as its field (``--min-time``
         is ``min_time``, ``--target-precision 1%`` is
         ``target_precision=0.01``, ``--hook a`` is ``hook=["a"]``); None
-        leaves an option out.  The same defaults, presets and checks as the
-        command line of a bench script run by this interpreter (*mode*: or
-        of ``python -m perf timeit`` / ``command``); what needs another
-        interpreter or this machine is checked when a run is planned
-        (:func:`perf.measure.parent.plan.plan_run`).  Raises
+        leaves an option out.  The defaults, presets and checks of the
+        command line of a bench script (*mode*: ``timeit``, ``command``);
+        what needs another interpreter or this machine is checked when the
+        run is planned (:func:`perf.measure.plan.plan_run`).  Raises
         :class:`~perf.errors.UsageError` with a one-line message."""
         from perf.collect.python import python_has_jit
         from perf.measure.hooks import get_hook_names
@@ -223,16 +222,12 @@ class RunOptions(NamedTuple):
         return self.track_memory or self.tracemalloc
 
 
-def _rows() -> Tuple[Option, ...]:
-    rows = []
-    for name, hint in RunOptions.__annotations__.items():
-        for row in getattr(hint, "__metadata__", ()):
-            rows.append(row._replace(name=name, default=RunOptions._field_defaults[name]))
-    return tuple(rows)
-
-
-#: every runner option, in the order of ``--help``
-RUNNER_OPTIONS: Tuple[Option, ...] = _rows()
+#: every runner option, in the order of ``--help``: the row of each annotated field
+RUNNER_OPTIONS: Tuple[Option, ...] = tuple(
+    row._replace(name=name, default=RunOptions._field_defaults[name])
+    for name, hint in RunOptions.__annotations__.items()
+    for row in getattr(hint, "__metadata__", ())
+)
 #: the rows by name
 OPTIONS_BY_NAME: Mapping[str, Option] = {option.name: option for option in RUNNER_OPTIONS}
 

@@ -28,12 +28,12 @@ from perf.history.bisect import (
     UNDECIDED,
     BisectEvents,
     Estimate,
-    bisect_commits,
     clearest,
     clearness,
     side_of,
     split,
 )
+from perf.history.bisect_run import bisect_commits
 from perf.history.rounds import Measured, Rounds, half_width_of
 
 COMMITS = [f"{index:02d}" + "0" * 38 for index in range(31)]

@@ -244,7 +244,10 @@ class TimeitCode:
 
     def task(self, name: str, inner_loops: int | None, metadata: dict[str, Any] | None, clock: Clock) -> Task:
         """The task of ``Runner.timeit()``: the statements, their metadata
-        (then the caller's), and the empty loop of its overhead."""
+        (then the caller's), and the empty loop of its overhead; each loop
+        iteration runs a duplicated statement *duplicate* times."""
+        if self.duplicate > 1:
+            inner_loops = (inner_loops or 1) * self.duplicate
         task_metadata = self.metadata()
         task_metadata.update(metadata or {})
         function = self.time_function(clock)
