@@ -111,7 +111,8 @@ def compare_files(suites: Sequence[BenchmarkSuite], args: argparse.Namespace) ->
     have no benchmark in common or when one of them cannot be compared."""
     selected = [select_benchmarks(suite, args.benchmarks) for suite in suites]
     win_rates = args.verbose or args.win_rate
-    comparison = finish_comparison(selected, args.min_speed / 100, args.robust, args.correct, win_rates=win_rates)
+    margin = args.min_speed / 100
+    comparison = finish_comparison(selected, margin, args.robust, args.correct, win_rates=win_rates, suites=suites)
     error = comparison_error(comparison.suite, [str(suite.filename) for suite in suites])
     if error is not None:
         raise error

@@ -326,18 +326,19 @@ def format_compare_to(suites: Sequence[BenchmarkSuite], comparison: FinishedComp
     output = _sections(comparison, context)
     if not layout.quiet:
         filenames = [str(suite.filename) for suite in suites]
+        file_notes = comparison.notes
         notes = _blocks(
             chance_lines(comparison.everything.differences),
             ignored_lines(comparison.suite, filenames),
-            build_lines(suites, layout.titles),
+            build_lines(file_notes, layout.titles),
         )
-        warnings = incomplete_warnings(layout.titles, entries) + environment_warnings(suites, layout.titles, comparison)
+        warnings = incomplete_warnings(file_notes, layout.titles) + environment_warnings(file_notes, layout.titles)
         for block in (notes, warnings):
             if block:
                 output.append("")
                 output.extend(block)
     if not layout.busy_notes:
-        output.extend(adjustment_count_lines(comparison, layout.titles))
+        output.extend(adjustment_count_lines(comparison.everything))
     return output
 
 
