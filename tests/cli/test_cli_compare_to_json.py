@@ -134,3 +134,24 @@ def test_an_option_of_the_text_is_a_usage_error(capsys, options, option):
     assert (status, out) == (2, "")
     assert err == f"ERROR: --json writes every figure: {option} only shapes the text\n"
 
+
+def same(documented, real):
+    """*documented* is *real*, its floats to 12 digits (the page keeps
+    what one machine printed)."""
+    if isinstance(real, float) and isinstance(documented, float):
+        return math.isclose(documented, real, rel_tol=1e-12)
+    if isinstance(real, dict) and isinstance(documented, dict):
+        return documented.keys() == real.keys() and all(same(documented[key], real[key]) for key in real)
+    if isinstance(real, list) and isinstance(documented, list):
+        return len(documented) == len(real) and all(map(same, documented, real))
+    return documented == real
+
+
+def test_the_documented_example_is_a_real_run(capsys, monkeypatch):
+    page = (DATA.parent.parent / "doc" / "json_format.rst").read_text()
+    command = "$ python3 -m perf compare_to --json "
+    block = page[page.index(command) :].split("\n\n")[0].splitlines()
+    argv = block[0][len(command) :].split()
+    documented = json.loads("\n".join(block[1:]))
+    monkeypatch.chdir(COMPARE)
+    assert same(documented, document(capsys, *argv))
