@@ -318,7 +318,9 @@ def _sections(comparison: FinishedComparison, context: _Context) -> list[str]:
 def format_compare_to(suites: Sequence[BenchmarkSuite], comparison: FinishedComparison, layout: Layout) -> list[str]:
     """The lines of ``compare_to``: the sections, then (unless quiet) the
     notes and the warnings on the files.  The win rates of ``verbose`` and
-    ``win_rate`` are the comparison's: it must have them."""
+    ``win_rate`` and the notes on the files are the comparison's: it must
+    have the win rates, and was finished with the files (``suites=``) to
+    have the notes."""
     if (layout.verbose or layout.win_rate) and comparison.wins is None:
         raise ValueError("the layout shows win rates: finish the comparison with win_rates=True")
     entries = comparison.entries
