@@ -5,8 +5,10 @@ functions are the documented lazy exceptions (pyperf's load/dump API on the
 model, Run(collect_metadata=True)), and are listed here one by one.
 
 perf.render imports only types from perf.analysis (classes: named tuples,
-dataclasses, enums), at module level or inside a function: the command
-computes, render lays out.
+dataclasses, enums), at module level or inside a function, calls no
+statistic on results (the model's ``mean()``, ``get_process_means()``...,
+or the standard library's), and reads no private field of the objects it
+is given: the command computes and decides, render lays out.
 """
 
 from __future__ import annotations
@@ -168,6 +170,93 @@ def test_render_imports_only_analysis_types(module, tree):
 )
 def test_the_rule_sees_functions_constants_and_modules(source, wrong):
     assert analysis_non_types(ast.parse(source)) == wrong
+
+
+#: the names of statistics: the model's methods, perf.analysis.statistics's
+#: and the standard library's functions
+STATISTICS = frozenset(
+    {
+        "mean", "fmean", "geometric_mean", "harmonic_mean", "median", "median_low", "median_high",
+        "median_grouped", "mode", "multimode", "stdev", "pstdev", "variance", "pvariance", "quantiles",
+        "percentile", "median_abs_dev", "get_mean", "get_median", "get_stdev", "get_process_means",
+        "process_means", "required_nprocesses", "tukey_fences", "variance_components",
+    }
+)  # fmt: skip
+
+
+def statistic_calls(tree: ast.Module) -> list[str]:
+    """The calls of *tree* to a statistic (:data:`STATISTICS`), by name or
+    as a method: ``benchmark.mean()``, ``statistics.median(values)``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if name in STATISTICS:
+                found.append(f"{node.lineno}: {ast.unparse(func)}()")
+    return found
+
+
+@pytest.mark.parametrize(
+    ("module", "tree"), render_modules(), ids=lambda value: value if isinstance(value, str) else ""
+)
+def test_render_calls_no_statistic(module, tree):
+    found = statistic_calls(tree)
+    assert found == [], f"perf.{module} computes {found}: the command computes (perf.analysis), render lays out"
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("text = benchmark.format_value(figures.mean)\n", []),
+        (
+            "low, high = benchmark.mean(), entry.reference.stdev()\n",
+            ["1: benchmark.mean()", "1: entry.reference.stdev()"],
+        ),
+        ("def f(b):\n    return len(b.get_process_means())\n", ["2: b.get_process_means()"]),
+        ("import statistics\nq = statistics.quantiles(values)\n", ["2: statistics.quantiles()"]),
+        ("from statistics import fmean\nm = fmean(values)\n", ["2: fmean()"]),
+        ("p = benchmark.percentile(95)\n", ["1: benchmark.percentile()"]),
+    ],
+)
+def test_the_statistic_rule_sees_methods_and_functions(source, found):
+    assert statistic_calls(ast.parse(source)) == found
+
+
+#: the private names of a named tuple's own API
+NAMED_TUPLE_API = frozenset({"_replace", "_asdict", "_make", "_fields", "_field_defaults"})
+
+
+def private_reads(tree: ast.Module) -> list[str]:
+    """The private attributes (``x._name``) that *tree* reads of anything
+    but ``self`` and ``cls``, a named tuple's API left aside."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = node.value.id if isinstance(node.value, ast.Name) else ""
+            if owner not in ("self", "cls") and node.attr not in NAMED_TUPLE_API:
+                found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize(
+    ("module", "tree"), render_modules(), ids=lambda value: value if isinstance(value, str) else ""
+)
+def test_render_reads_no_private_field(module, tree):
+    found = private_reads(tree)
+    assert found == [], f"perf.{module} reads {found}: what render needs is a public field of what it is given"
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("x = benchmark._get_common_value('hostname')\n", ["1: benchmark._get_common_value"]),
+        ("x = [run._get(key) for run in runs if run._has(key)]\n", ["1: run._get", "1: run._has"]),
+        ("point = point._replace(value=1)\nself._cache = {}\n", []),
+    ],
+)
+def test_the_private_rule_sees_reads_of_other_objects(source, found):
+    assert sorted(private_reads(ast.parse(source))) == sorted(found)
 
 
 def test_the_session_and_history_take_typed_options():

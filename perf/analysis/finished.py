@@ -11,11 +11,16 @@ text, the HTML report and the figure say about them:
   geometric mean for each changed file, the count of its comparisons that
   differ next to what chance alone gives
   (:func:`perf.analysis.suites.count_differences`), and how many of its
-  ratios a correction for a busy machine changed;
+  ratios a correction for a busy machine changed, and how many of its
+  benchmarks have a note on a busy machine;
 * the win rate of each comparison (:func:`perf.analysis.benchmarks.benchmark_wins`),
   only when asked for: it costs a pass over every pair of process means;
 * for each changed file, whether all its comparisons are paired (the two
-  sides of an interleaved run: the drift of the machine cancels).
+  sides of an interleaved run: the drift of the machine cancels);
+* given the files themselves, their notes and warnings
+  (:func:`perf.analysis.notes.file_notes`: other Python builds, other
+  machines, far apart in time, benchmarks saved from a run that stopped
+  early).
 
 :func:`find_slowdowns` is the gate of ``compare_to --fail-on-slowdown``.
 
@@ -33,6 +38,7 @@ from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from perf.analysis.benchmarks import benchmark_wins
 from perf.analysis.compare import DEFAULT_MARGIN, SLOWER, Comparison
+from perf.analysis.notes import Note, file_notes
 from perf.analysis.suites import (
     BenchmarkComparison,
     Differences,
@@ -45,6 +51,7 @@ from perf.analysis.suites import (
 )
 from perf.analysis.win_rate import WinRate
 from perf.model.benchmark import Benchmark
+from perf.model.suite import BenchmarkSuite
 
 __all__ = [
     "ALPHA",
@@ -86,6 +93,9 @@ class Section(NamedTuple):
     #: a correction for a busy machine changed (Comparison.corrected)
     compared: int
     corrected: int
+    #: its benchmarks with a note on a busy machine: a correction, processes
+    #: that lost the CPU, the machine's speed taken out or left uncorrected
+    noted: int
 
 
 class Slowdown(NamedTuple):
@@ -115,6 +125,9 @@ class FinishedComparison(NamedTuple):
     #: benchmark name -> for each changed file its win rate (None: fewer
     #: than 2 processes on a side); None when not asked for
     wins: Mapping[str, Sequence[Wins | None]] | None = None
+    #: the notes and warnings of the files (perf.analysis.notes); empty when
+    #: the files were not given
+    notes: Sequence[Note] = ()
 
     @property
     def entries(self) -> Sequence[BenchmarkComparison]:
@@ -157,6 +170,17 @@ def _tags(benchmark: Benchmark) -> list[str]:
     return list(tags) if isinstance(tags, (list, tuple)) else []
 
 
+def _noted(comparison: Comparison) -> bool:
+    """True when the text says something of *comparison* on a busy machine."""
+    adjustment = comparison.adjustment
+    if adjustment is None:
+        return False
+    machine = (adjustment.machine_corrected or adjustment.untracked) and adjustment.machine is not None
+    lost = adjustment.cpu_time and any(adjustment.marked)
+    skipped = adjustment.interpreter_probes or adjustment.different_probes
+    return comparison.corrected or lost or machine or skipped
+
+
 def _section(
     tag: str | None, entries: Sequence[BenchmarkComparison], means: Sequence[Comparison] | None, alpha: float
 ) -> Section:
@@ -169,6 +193,7 @@ def _section(
         count_differences(comparisons, alpha) if len(comparisons) >= 2 else None,
         len(comparisons),
         sum(comparison.corrected for comparison in comparisons),
+        sum(1 for entry in entries if any(_noted(comparison) for comparison in entry.comparisons)),
     )
 
 
@@ -194,15 +219,23 @@ def _wins(entries: Sequence[BenchmarkComparison]) -> dict[str, tuple[Wins | None
     return found
 
 
-def finish(suite: SuiteComparison, *, win_rates: bool = False, alpha: float = ALPHA) -> FinishedComparison:
+def finish(
+    suite: SuiteComparison,
+    *,
+    win_rates: bool = False,
+    alpha: float = ALPHA,
+    suites: Sequence[BenchmarkSuite] | None = None,
+) -> FinishedComparison:
     """Everything said about *suite* (see the module documentation); the
     win rates only with *win_rates*; *alpha*: the level of each test of the
-    chance counts."""
+    chance counts; *suites*: the files compared (every benchmark of each,
+    the reference first), for their notes."""
     changed_files = len(suite.entries[0].comparisons) if suite.entries else 0
     paired = tuple(all(entry.comparisons[index].paired for entry in suite.entries) for index in range(changed_files))
-    return FinishedComparison(
+    finished = FinishedComparison(
         suite, tuple(_sections(suite, alpha)), alpha, paired, _wins(suite.entries) if win_rates else None
     )
+    return finished if suites is None else finished._replace(notes=file_notes(suites, finished))
 
 
 def finish_comparison(
@@ -213,11 +246,14 @@ def finish_comparison(
     *,
     win_rates: bool = False,
     alpha: float = ALPHA,
+    suites: Sequence[BenchmarkSuite] | None = None,
 ) -> FinishedComparison:
     """Compare the benchmarks of each file after the first to the first
     file's (:func:`perf.analysis.suites.compare_suites`: *margin*, *robust*,
-    *correct*) and finish the comparison (:func:`finish`)."""
-    return finish(compare_suites(files, margin, robust, correct), win_rates=win_rates, alpha=alpha)
+    *correct*) and finish the comparison (:func:`finish`: *win_rates*,
+    *alpha*, *suites*: the whole files that *files* were selected from)."""
+    comparison = compare_suites(files, margin, robust, correct)
+    return finish(comparison, win_rates=win_rates, alpha=alpha, suites=suites)
 
 
 def find_slowdowns(comparison: FinishedComparison, percent: float) -> list[Slowdown]:

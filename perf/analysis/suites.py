@@ -50,6 +50,7 @@ from perf.analysis.compare import (
 )
 from perf.analysis.statistics import mean
 from perf.analysis.student_t_quantile import student_t_ppf
+from perf.analysis.summaries import ValueFigures, value_figures
 from perf.model.benchmark import Benchmark
 
 __all__ = [
@@ -98,6 +99,9 @@ class BenchmarkComparison(NamedTuple):
     changed: Sequence[Benchmark]
     #: the comparison of each of them to the reference
     comparisons: Sequence[Comparison]
+    #: pyperf's figures of the values of each benchmark (mean +- std dev:
+    #: what the text shows beside the ratio), the reference first
+    figures: Sequence[ValueFigures | None]
 
     @property
     def different(self) -> bool:
@@ -199,7 +203,8 @@ def compare_suites(
             continue
         changed = tuple(benchmarks[1:])
         comparisons = tuple(compare_benchmarks(reference, other, margin, robust, correct) for other in changed)
-        entries.append(BenchmarkComparison(name, reference, changed, comparisons))
+        figures = tuple(value_figures(benchmark) for benchmark in benchmarks)
+        entries.append(BenchmarkComparison(name, reference, changed, comparisons, figures))
     return SuiteComparison(
         tuple(entries), tuple(incompatible), tuple(_missing(tables)), geometric_means(entries, margin), margin, correct
     )

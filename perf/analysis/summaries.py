@@ -2,8 +2,12 @@
 figures, computed once by the command and handed to :mod:`perf.render`,
 which only lays it out.
 
-* :func:`benchmark_stats`: the figures of ``stats`` (Tukey's fences and
-  their outliers, the process-level block: the mean of the process means,
+* :func:`value_figures`: pyperf's figures of all the values (mean,
+  standard deviation, median) and the count of processes, a
+  :class:`ValueFigures`: the result line, the tables, dump and the CSV;
+* :func:`benchmark_stats`: the figures of ``stats`` (those, the MAD, the
+  percentiles, Tukey's fences and their outliers, the process-level
+  block: the mean of the process means,
   its interval, the variance components, the loop overhead and what the
   machine did to the workers), a :class:`BenchmarkStats`;
 * :func:`file_findings`: the interval of the result line and the
@@ -15,7 +19,8 @@ which only lays it out.
   :class:`FileSummaries`.
 
 The mean, standard deviation, median and percentiles of all values are the
-model's (:class:`~perf.Benchmark` caches them); they are not repeated here.
+model's (:class:`~perf.Benchmark` caches them): read here, once, so that
+perf.render only lays them out.
 
 Must not: format text, read files, or print.
 """
@@ -42,16 +47,43 @@ __all__ = [
     "DistributionPanel",
     "FileSummaries",
     "Fences",
+    "STATS_PERCENTILES",
+    "ValueFigures",
     "benchmark_stats",
     "distribution_panel",
     "distribution_panels",
     "file_findings",
     "summarize_files",
     "tukey_outliers",
+    "value_figures",
 ]
 
 #: Tukey's fence factor of the outliers of ``stats`` (mild outliers)
 TUKEY_FACTOR = 1.5
+#: the percentiles of ``stats``
+STATS_PERCENTILES = (0, 5, 25, 50, 75, 95, 100)
+
+
+class ValueFigures(NamedTuple):
+    """pyperf's figures of all the values of a benchmark, and its processes."""
+
+    #: the mean and the median of all values
+    mean: float
+    median: float
+    #: their standard deviation (None: a single value)
+    stdev: float | None
+    #: the processes with values
+    processes: int
+
+
+def value_figures(benchmark: Benchmark) -> ValueFigures | None:
+    """The :class:`ValueFigures` of *benchmark* (the model's statistics;
+    None: no values, only calibration runs)."""
+    count = benchmark.get_nvalue()
+    if not count:
+        return None
+    stdev = benchmark.stdev() if count > 1 else None
+    return ValueFigures(benchmark.mean(), benchmark.median(), stdev, len(benchmark.get_process_means()))
 
 
 class Fences(NamedTuple):
@@ -88,6 +120,14 @@ class BenchmarkStats(NamedTuple):
     loop_overhead: float | None
     #: what the machine did to the workers (perf.analysis.interference)
     interference: Interference | None
+    #: the mean, median and standard deviation of all values, the
+    #: processes (None: no values)
+    figures: ValueFigures | None
+    #: the median absolute deviation of all values (None: no values)
+    median_abs_dev: float | None
+    #: (p, the p-th percentile of all values) for each of STATS_PERCENTILES
+    #: (empty: no values)
+    percentiles: tuple[tuple[int, float], ...]
 
 
 def _variance_components(benchmark: Benchmark) -> tuple[float, float] | None:
@@ -104,10 +144,12 @@ def benchmark_stats(benchmark: Benchmark) -> BenchmarkStats:
     from perf.analysis.benchmarks import loop_overhead
     from perf.analysis.interference import summarize
 
-    outliers = tukey_outliers(benchmark._get_sorted_values()) if benchmark.get_nvalue() else None
+    figures = value_figures(benchmark)
+    if figures is None:
+        return BenchmarkStats(None, None, None, None, None, None, None, None, None, ())
+    outliers = tukey_outliers(benchmark._get_sorted_values())
+    percentiles = tuple((p, benchmark.percentile(p)) for p in STATS_PERCENTILES)
     means = benchmark.get_process_means()
-    if not means:
-        return BenchmarkStats(outliers, None, None, None, None, None, None)
     return BenchmarkStats(
         outliers=outliers,
         process_mean=statistics.mean(means),
@@ -116,6 +158,9 @@ def benchmark_stats(benchmark: Benchmark) -> BenchmarkStats:
         process_outliers=tukey_outliers(means),
         loop_overhead=loop_overhead(benchmark),
         interference=summarize(benchmark),
+        figures=figures,
+        median_abs_dev=benchmark.median_abs_dev(),
+        percentiles=percentiles,
     )
 
 
@@ -126,12 +171,16 @@ class BenchmarkFindings(NamedTuple):
     interval: Interval | None
     #: the stability checks (without the ``too_many_runs`` advice)
     checks: tuple[Check, ...]
+    #: the figures of its values (None: no values)
+    figures: ValueFigures | None
 
 
 def file_findings(suite: BenchmarkSuite) -> dict[str, BenchmarkFindings]:
     """The :class:`BenchmarkFindings` of each benchmark of *suite*, by name."""
     return {
-        benchmark.get_name(): BenchmarkFindings(benchmark_log_interval(benchmark), tuple(check_benchmark(benchmark)))
+        benchmark.get_name(): BenchmarkFindings(
+            benchmark_log_interval(benchmark), tuple(check_benchmark(benchmark)), value_figures(benchmark)
+        )
         for benchmark in suite
     }
 

@@ -9,6 +9,7 @@ import sys
 from typing import Any, NamedTuple, Sequence
 
 from perf.analysis.checks import Check, check_benchmark
+from perf.analysis.summaries import value_figures
 from perf.errors import PerfError, ResultError, ResultFileError
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import common_metadata
@@ -261,7 +262,10 @@ def _benchmark_lines(item: Item, blocks: Blocks, checks: Sequence[Check] | None)
     if blocks.dump:
         from perf.render.dump import format_dump
 
-        parts.append(format_dump(benchmark, quiet=blocks.dump_quiet, verbose=blocks.dump_verbose, raw=blocks.dump_raw))
+        figures = value_figures(benchmark)
+        parts.append(
+            format_dump(benchmark, figures, quiet=blocks.dump_quiet, verbose=blocks.dump_verbose, raw=blocks.dump_raw)
+        )
     if blocks.hist:
         from perf.render.hist import format_histogram
 
@@ -277,7 +281,7 @@ def _benchmark_lines(item: Item, blocks: Blocks, checks: Sequence[Check] | None)
         else:
             parts.append(check_summary_lines(item, checks))
     if blocks.result:
-        parts.append([format_result(benchmark)])
+        parts.append([format_result(benchmark, value_figures(benchmark))])
     lines: list[str] = []
     for part in parts:
         if part:

@@ -12,6 +12,9 @@ verdicts that pyperf lacks, the suite's geometric mean with its interval,
 how many differences chance alone would produce, and warnings when the
 files were recorded on different machines or far apart in time.
 
+``--json`` writes the same comparison as a JSON document instead of the
+text (:mod:`perf.render.compare_json`; doc/json_format.rst).
+
 ``--fail-on-slowdown PCT`` turns the comparison into a gate for CI jobs and
 ``git bisect run``: exit status :data:`EXIT_SLOWDOWN` when a benchmark (or
 the suite's geometric mean) is slower by more than PCT % with its whole
@@ -21,8 +24,8 @@ This module parses the options, loads the files, compares them once
 (:func:`perf.analysis.finished.finish_comparison`), refuses what it cannot
 compare (no benchmark in common, or one that a file has without values,
 in another unit or timed with another clock: an error, exit status 1),
-prints the text of :mod:`perf.render.compare_to` and chooses the exit
-status.
+prints the text of :mod:`perf.render.compare_to` (or the JSON document)
+and chooses the exit status.
 
 Must not: compute statistics or lay out text.
 """
@@ -30,6 +33,7 @@ Must not: compute statistics or lay out text.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Sequence
 
@@ -45,6 +49,7 @@ from perf.cli.common import (
 )
 from perf.errors import UsageError
 from perf.model.suite import BenchmarkSuite
+from perf.render.compare_json import comparison_document
 from perf.render.compare_notes import comparison_error
 from perf.render.compare_to import Layout, format_compare_to, format_slowdowns
 
@@ -72,8 +77,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="equivalence margin in percent: changes smaller than this do not matter (default: %(default)g)",
     )
     parser.add_argument("--table", action="store_true", help="render a table")
+    # default None: --json refuses a --table-format given, even "rest"
+    parser.add_argument("--table-format", choices=("rest", "md"), help="table format (default: rest)")
     parser.add_argument(
-        "--table-format", choices=("rest", "md"), default="rest", help="table format (default: %(default)s)"
+        "--json", action="store_true", help="write the comparison as a JSON document instead of the text"
     )
     parser.add_argument(
         "--robust",
@@ -93,7 +100,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+#: the options of the text's layout, which --json refuses: (attribute, option)
+_TEXT_OPTIONS = (
+    ("table", "--table"),
+    ("table_format", "--table-format"),
+    ("group_by_speed", "--group-by-speed"),
+    ("quiet", "--quiet"),
+    ("verbose", "--verbose"),
+)
+
+
 def _check_options(args: argparse.Namespace) -> None:
+    if args.json:
+        given = [option for attribute, option in _TEXT_OPTIONS if getattr(args, attribute)]
+        if given:
+            raise UsageError(f"--json writes every figure: {given[0]} only shapes the text")
     if len(args.filenames) < 2:
         raise UsageError("compare_to needs a reference file and at least one changed file")
     if args.group_by_speed and len(args.filenames) != 2:
@@ -111,7 +132,8 @@ def compare_files(suites: Sequence[BenchmarkSuite], args: argparse.Namespace) ->
     have no benchmark in common or when one of them cannot be compared."""
     selected = [select_benchmarks(suite, args.benchmarks) for suite in suites]
     win_rates = args.verbose or args.win_rate
-    comparison = finish_comparison(selected, args.min_speed / 100, args.robust, args.correct, win_rates=win_rates)
+    margin = args.min_speed / 100
+    comparison = finish_comparison(selected, margin, args.robust, args.correct, win_rates=win_rates, suites=suites)
     error = comparison_error(comparison.suite, [str(suite.filename) for suite in suites])
     if error is not None:
         raise error
@@ -119,19 +141,24 @@ def compare_files(suites: Sequence[BenchmarkSuite], args: argparse.Namespace) ->
 
 
 def format_comparison(suites: Sequence[BenchmarkSuite], args: argparse.Namespace) -> tuple[list[str], list[str]]:
-    """The text of ``compare_to`` (stdout lines) and the slowdowns found by
-    ``--fail-on-slowdown`` (stderr lines)."""
+    """The text of ``compare_to`` (stdout lines; with ``--json``, the
+    document) and the slowdowns found by ``--fail-on-slowdown`` (stderr
+    lines)."""
     comparison = compare_files(suites, args)
+    filenames = [str(suite.filename) for suite in suites]
     layout = Layout(
-        filename_titles([str(suite.filename) for suite in suites]),
+        filename_titles(filenames),
         verbose=args.verbose,
         quiet=args.quiet,
         win_rate=args.win_rate,
         table=args.table,
-        table_format=args.table_format,
+        table_format=args.table_format or "rest",
         group_by_speed=args.group_by_speed,
     )
-    output = format_compare_to(suites, comparison, layout)
+    if args.json:
+        output = [json.dumps(comparison_document(comparison, layout.titles, filenames), indent=2)]
+    else:
+        output = format_compare_to(suites, comparison, layout)
     slowdowns: list[str] = []
     if args.fail_on_slowdown is not None:
         found = find_slowdowns(comparison, args.fail_on_slowdown)

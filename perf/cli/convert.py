@@ -273,12 +273,13 @@ def convert(args: argparse.Namespace) -> BenchmarkSuite:
 def run(args: argparse.Namespace) -> int:
     suite = convert(args)
     if _writes_csv(args):
-        intervals = None
+        summaries = None
         if getattr(args, "csv_summary", False):
             from perf.analysis.intervals import benchmark_mean_interval
+            from perf.analysis.summaries import value_figures
 
-            intervals = [benchmark_mean_interval(benchmark) for benchmark in suite]
-        text = format_csv(suite, intervals)
+            summaries = [(value_figures(benchmark), benchmark_mean_interval(benchmark)) for benchmark in suite]
+        text = format_csv(suite, summaries)
         if args.stdout:
             sys.stdout.write(text)
             sys.stdout.flush()

@@ -134,9 +134,10 @@ def _extra_displays(benchmark: Benchmark, args: Options) -> list[str]:
 
         lines += ["Metadata:", *("- " + line for line in format_metadata_lines(benchmark.get_metadata())), ""]
     if args.dump:
+        from perf.analysis.summaries import value_figures
         from perf.render.dump import format_dump
 
-        lines += [*format_dump(benchmark, quiet=args.quiet, verbose=args.verbose), ""]
+        lines += [*format_dump(benchmark, value_figures(benchmark), quiet=args.quiet, verbose=args.verbose), ""]
     if args.hist:
         from perf.render.hist import format_histogram
 
@@ -152,12 +153,13 @@ def _extra_displays(benchmark: Benchmark, args: Options) -> list[str]:
 def print_result(benchmark: Benchmark, args: Options, show_name: bool, checks: bool) -> None:
     """Extra displays, stability warnings, then the result line."""
     from perf.analysis.intervals import benchmark_log_interval
+    from perf.analysis.summaries import value_figures
     from perf.render.benchmark import format_result
 
     lines = _extra_displays(benchmark, args)
     if checks:
         lines += _check_lines(benchmark, args)
-    line = format_result(benchmark, interval=benchmark_log_interval(benchmark))
+    line = format_result(benchmark, value_figures(benchmark), interval=benchmark_log_interval(benchmark))
     lines.append(f"{benchmark.get_name()}: {line}" if show_name else line)
     print("\n".join(lines), flush=True)
 
@@ -192,21 +194,22 @@ def print_comparison(name: str | None, labels: Sequence[str], benchmarks: Sequen
     values, other units or clocks) get a line that says why."""
     from perf.analysis.finished import finish_comparison
     from perf.analysis.intervals import benchmark_log_interval
+    from perf.analysis.summaries import value_figures
     from perf.render.benchmark import format_result
     from perf.render.compare import format_mean_line, format_verdict
 
     prefix = f"{name}: " if name else ""
     for label, benchmark in zip(labels, benchmarks):
-        print(f"{label}: {prefix}{format_result(benchmark, interval=benchmark_log_interval(benchmark))}")
+        line = format_result(benchmark, value_figures(benchmark), interval=benchmark_log_interval(benchmark))
+        print(f"{label}: {prefix}{line}")
     print()
     finished = finish_comparison([[benchmark] for benchmark in benchmarks])
     for skipped in finished.incompatible:
         print(f"{prefix}not compared: {skipped.reason}")
     for entry in finished.entries:
-        reference, changed, comparison = entry.reference, entry.changed[0], entry.comparisons[0]
-        print(prefix + format_mean_line(labels[0], reference, labels[1], changed, comparison, meaning=False))
+        print(prefix + format_mean_line((labels[0], labels[1]), entry, 0, meaning=False))
         needed = getattr(args, "target_precision", None) is None
-        print(prefix + format_verdict(comparison, finished.margin, needed=needed))
+        print(prefix + format_verdict(entry.comparisons[0], finished.margin, needed=needed))
 
 
 def print_precision_note(args: Options, precision: float, count: int) -> None:

@@ -166,17 +166,16 @@ def _summary(
     """compare_to's comparison, notes and warnings: every benchmark in
     common is compared, or a ResultError, as compare_to does."""
     filenames = [str(suite.filename) for suite in suites]
-    comparison = finish_comparison(selected, args.min_speed / 100, args.robust, args.correct)
+    comparison = finish_comparison(selected, args.min_speed / 100, args.robust, args.correct, suites=suites)
     error = comparison_error(comparison.suite, filenames)
     if error is not None:
         raise error
-    entries = comparison.entries
     notes = [
         *chance_lines(comparison.everything.differences),
         *ignored_lines(comparison.suite, filenames),
-        *build_lines(suites, titles),
+        *build_lines(comparison.notes, titles),
     ]
-    warnings = [*environment_warnings(suites, titles, comparison), *adjustment_lines(entries, titles)]
+    warnings = [*environment_warnings(comparison.notes, titles), *adjustment_lines(comparison.entries, titles)]
     return Summary(comparison, notes, warnings)
 
 

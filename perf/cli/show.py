@@ -19,6 +19,7 @@ import argparse
 from typing import Sequence
 
 from perf.analysis.checks import Check, check_benchmark
+from perf.analysis.summaries import value_figures
 from perf.cli.common import (
     Blocks,
     Item,
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
                 lines.append("")
             current = item.suite
             lines.extend([*format_title(item.filename), ""])
-        line = format_result(item.benchmark)
+        line = format_result(item.benchmark, value_figures(item.benchmark))
         lines.append(f"{item.benchmark.get_name()}: {line}" if several_benchmarks else line)
     print_lines(lines)
     return 0

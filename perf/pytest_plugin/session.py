@@ -310,7 +310,10 @@ class PerfSession:
         assert self.reference is not None
         current = BenchmarkSuite([stats.perf for stats in results], filename="this session")
         reference = self.reference
-        comparison = finish_comparison([list(reference), list(current)], DEFAULT_MARGIN, False, True, win_rates=True)
+        suites = [reference, current]
+        comparison = finish_comparison(
+            [list(reference), list(current)], DEFAULT_MARGIN, False, True, win_rates=True, suites=suites
+        )
         titles = [str(reference.filename), "this session"]
         error = comparison_error(comparison.suite, titles)
         if error is not None:
@@ -320,7 +323,7 @@ class PerfSession:
         # busy-machine notes in one line
         layout = Layout(titles, verbose=True, table=True, quiet=not self.verbose, busy_notes=self.verbose)
         lines = [f"perf: compared with {reference.filename}"]
-        lines.extend(format_compare_to([reference, current], comparison, layout))
+        lines.extend(format_compare_to(suites, comparison, layout))
         percent = self.option.perf_fail_on_slowdown
         if percent is not None:
             found = find_slowdowns(comparison, percent)

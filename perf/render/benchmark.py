@@ -1,9 +1,10 @@
 """Text of one benchmark's result: the ``Mean +- std dev:`` line.
 
-The confidence interval it may show is the caller's
-(:func:`perf.analysis.intervals.benchmark_log_interval`).
+The mean and standard deviation are the caller's
+(:func:`perf.analysis.summaries.value_figures`), and so is the confidence
+interval it may show (:func:`perf.analysis.intervals.benchmark_log_interval`).
 
-Must not: compute statistics beyond calling the model, read files, print.
+Must not: compute statistics, read files, print.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from perf.render.units import format_number
 
 if TYPE_CHECKING:
     from perf.analysis.intervals import Interval
+    from perf.analysis.summaries import ValueFigures
 
 
 def _format_calibration(benchmark: Benchmark) -> str:
@@ -25,14 +27,15 @@ def _format_calibration(benchmark: Benchmark) -> str:
     return f"Calibration: {format_number(last.get_calibration_loops(), 'loop')}"
 
 
-def format_result_value(benchmark: Benchmark) -> str:
-    """``'22.5 ms +- 0.2 ms'``, or one value, or a note for no value."""
-    values = benchmark.get_values()
-    if not values:
+def format_result_value(benchmark: Benchmark, figures: ValueFigures | None) -> str:
+    """``'22.5 ms +- 0.2 ms'`` (*figures*: the benchmark's
+    :func:`~perf.analysis.summaries.value_figures`), or one value, or a
+    note for no value."""
+    if figures is None:
         return _format_calibration(benchmark)
-    if len(values) == 1:
-        return benchmark.format_value(values[0])
-    mean, stdev = benchmark.format_values((benchmark.mean(), benchmark.stdev()))
+    if figures.stdev is None:
+        return benchmark.format_value(benchmark.get_values()[0])
+    mean, stdev = benchmark.format_values((figures.mean, figures.stdev))
     return f"{mean} +- {stdev}"
 
 
@@ -45,17 +48,17 @@ def format_interval(benchmark: Benchmark, interval: Interval) -> str:
     return f"{interval.confidence:.0%} CI: {low} .. {high}, {interval.n} processes"
 
 
-def format_result(benchmark: Benchmark, interval: Interval | None = None) -> str:
-    """``'Mean +- std dev: 22.5 ms +- 0.2 ms'`` (pyperf's grep-able line),
-    followed, with an *interval* (the benchmark's
+def format_result(benchmark: Benchmark, figures: ValueFigures | None, interval: Interval | None = None) -> str:
+    """``'Mean +- std dev: 22.5 ms +- 0.2 ms'`` (pyperf's grep-able line;
+    *figures*: as for :func:`format_result_value`), followed, with an
+    *interval* (the benchmark's
     :func:`~perf.analysis.intervals.benchmark_log_interval`), by the 95 %
     confidence interval of the process means (log scale, see
     :func:`format_interval`).  The centre stays pyperf's: mean and standard
     deviation of all values."""
-    values = benchmark.get_values()
-    if len(values) < 2:
-        return format_result_value(benchmark)
-    text = f"Mean +- std dev: {format_result_value(benchmark)}"
+    if figures is None or figures.stdev is None:
+        return format_result_value(benchmark, figures)
+    text = f"Mean +- std dev: {format_result_value(benchmark, figures)}"
     if interval is not None:
         text += f" ({format_interval(benchmark, interval)})"
     return text

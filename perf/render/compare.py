@@ -32,8 +32,8 @@ from typing import Sequence
 
 from perf.analysis.compare import Adjustment, Comparison, Verdict
 from perf.analysis.finished import Section
+from perf.analysis.suites import BenchmarkComparison
 from perf.analysis.win_rate import WinRate
-from perf.model.benchmark import Benchmark
 from perf.render.benchmark import format_result_value
 
 __all__ = [
@@ -157,21 +157,20 @@ def format_change(comparison: Comparison, margin: float = Verdict.DEFAULT_MARGIN
 
 
 def format_mean_line(
-    reference_title: str,
-    reference: Benchmark,
-    changed_title: str,
-    changed: Benchmark,
-    comparison: Comparison,
+    titles: tuple[str, str],
+    entry: BenchmarkComparison,
+    index: int,
     *,
     margin: float = Verdict.DEFAULT_MARGIN,
     meaning: bool = True,
 ) -> str:
     """pyperf's line, ``Mean +- std dev: [ref] A +- a -> [changed] B +- b:``
-    followed by :func:`format_change`."""
-    return (
-        f"Mean +- std dev: [{reference_title}] {format_result_value(reference)} -> "
-        f"[{changed_title}] {format_result_value(changed)}: {format_change(comparison, margin, meaning=meaning)}"
-    )
+    followed by :func:`format_change`, for the changed file *index* of
+    *entry* (*titles*: the reference's and that file's)."""
+    reference = format_result_value(entry.reference, entry.figures[0])
+    changed = format_result_value(entry.changed[index], entry.figures[index + 1])
+    change = format_change(entry.comparisons[index], margin, meaning=meaning)
+    return f"Mean +- std dev: [{titles[0]}] {reference} -> [{titles[1]}] {changed}: {change}"
 
 
 def format_needed(comparison: Comparison, margin: float) -> str:

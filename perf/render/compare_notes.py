@@ -11,28 +11,31 @@ that ``compare_to`` prints and ``report`` lists under its table.
   lacks;
 * :func:`build_lines`: which Python builds the files come from, when
   they differ (a note: comparing builds is usually the point);
+* :func:`incomplete_warnings`: the compared benchmarks saved from a run
+  that stopped early;
 * :func:`environment_warnings`: separate recordings from other hosts or
   CPUs, or far apart in time;
 * :func:`adjustment_lines`: what each comparison corrected for a busy
   machine, or :func:`adjustment_count_lines`: one line that counts them.
 
-Must not: compute statistics, read files, print, or raise (an error is
-returned to the command, which decides).
+The notes are the comparison's (:mod:`perf.analysis.notes` decides them);
+this module only words them.
+
+Must not: compute statistics, decide notes, read files, print, or raise
+(an error is returned to the command, which decides).
 """
 
 from __future__ import annotations
 
-import datetime
-from typing import Sequence
+from typing import Sequence, Union
 
-from perf.analysis.finished import FinishedComparison
+from perf.analysis.finished import Section
+from perf.analysis.notes import Builds, FarApart, Incomplete, Machines
 from perf.analysis.suites import BenchmarkComparison, Differences, Incompatible, Reason, SuiteComparison
 from perf.errors import ResultError
-from perf.model.suite import BenchmarkSuite
 from perf.render.compare import format_adjustment
 
 __all__ = [
-    "FAR_APART",
     "adjustment_count_lines",
     "adjustment_lines",
     "build_lines",
@@ -41,10 +44,11 @@ __all__ = [
     "environment_warnings",
     "ignored_lines",
     "incompatible_message",
+    "incomplete_warnings",
 ]
 
-#: files recorded further apart than this get a drift warning
-FAR_APART = datetime.timedelta(hours=1)
+#: a note of perf.analysis.notes (its Note: render imports classes only)
+Note = Union[Builds, FarApart, Incomplete, Machines]
 
 
 def incompatible_message(skipped: Incompatible, filenames: Sequence[str]) -> str:
@@ -94,15 +98,15 @@ def adjustment_lines(entries: Sequence[BenchmarkComparison], titles: Sequence[st
     return lines
 
 
-def adjustment_count_lines(comparison: FinishedComparison, titles: Sequence[str]) -> list[str]:
+def adjustment_count_lines(section: Section) -> list[str]:
     """In place of :func:`adjustment_lines`: a blank line and one line that
-    counts the comparisons corrected for a busy machine and, when more have
-    notes (a correction too small to move the ratio, a machine speed left
-    uncorrected), those; nothing when none has a note."""
-    noted = sum(1 for entry in comparison.entries if adjustment_lines([entry], titles))
+    counts the comparisons of *section* corrected for a busy machine and,
+    when more benchmarks have notes (a correction too small to move the
+    ratio, a machine speed left uncorrected), those; nothing when none has
+    a note."""
+    noted, corrected, compared = section.noted, section.corrected, section.compared
     if not noted:
         return []
-    corrected, compared = comparison.everything.corrected, comparison.everything.compared
     line = f"{corrected} of {compared} comparisons {'was' if corrected == 1 else 'were'} corrected for a busy machine"
     if noted == corrected:
         return ["", f"{line} (-v shows how)"]
@@ -123,63 +127,43 @@ def chance_lines(found: Differences | None) -> list[str]:
     ]
 
 
-# --- separate recordings -------------------------------------------------------------
+# --- the notes on the files --------------------------------------------------------
 
 
-def _values_of(suite: BenchmarkSuite, key: str) -> list[str]:
-    found: list[str] = []
-    for benchmark in suite:
-        # the shared common value, not a copy of get_metadata(): read only
-        value = benchmark._get_common_value(key)
-        if value is not None and str(value) not in found:
-            found.append(str(value))
-    return found
+#: the word for each machine key of a warning
+_MACHINES = {"hostname": "hosts", "cpu_model_name": "CPUs"}
 
 
-_MACHINE_KEYS = (("hostname", "hosts"), ("cpu_model_name", "CPUs"))
+def _format_gap(seconds: float) -> str:
+    hours = seconds / 3600
+    if hours < 48:
+        return f"{hours:.0f} hours" if hours >= 2 else f"{hours * 60:.0f} minutes"
+    return f"{hours / 24:.0f} days"
 
 
-def _file_warnings(reference: BenchmarkSuite, suite: BenchmarkSuite, titles: tuple[str, str]) -> list[str]:
-    lines = []
-    for key, what in _MACHINE_KEYS:
-        ref_values, new_values = _values_of(reference, key), _values_of(suite, key)
-        if ref_values and new_values and ref_values != new_values:
-            lines.append(
-                f"WARNING: {titles[0]} and {titles[1]} come from different {what}: "
-                f"{' / '.join(ref_values)} vs {' / '.join(new_values)}"
-            )
-    gap = _gap(reference, suite)
-    if gap is not None and gap > FAR_APART:
-        lines.append(f"WARNING: {titles[0]} and {titles[1]} were recorded {_format_gap(gap)} apart")
-    return lines
-
-
-def incomplete_warnings(titles: Sequence[str], entries: Sequence[BenchmarkComparison]) -> list[str]:
+def incomplete_warnings(notes: Sequence[Note], titles: Sequence[str]) -> list[str]:
     """The compared benchmarks saved from a run that stopped early (Ctrl-C,
-    a failed worker): fewer processes than planned (perf.analysis.checks,
-    ``incomplete``)."""
-    from perf.model.metadata import INCOMPLETE_KEY
-
-    lines = []
-    for entry in entries:
-        for title, benchmark in zip(titles, [entry.reference, *entry.changed]):
-            notes = dict.fromkeys(run._get(INCOMPLETE_KEY) for run in benchmark.get_runs() if run._has(INCOMPLETE_KEY))
-            if notes:
-                lines.append(f"WARNING: {entry.name} ({title}) is incomplete: {'; '.join(notes)}")
-    return lines
+    a failed worker): fewer processes than planned."""
+    return [
+        f"WARNING: {note.name} ({titles[note.file]}) is incomplete: {'; '.join(note.reasons)}"
+        for note in notes
+        if isinstance(note, Incomplete)
+    ]
 
 
-def environment_warnings(
-    suites: Sequence[BenchmarkSuite], titles: Sequence[str], comparison: FinishedComparison
-) -> list[str]:
+def _environment_warning(note: Machines | FarApart, titles: Sequence[str]) -> str:
+    pair = f"{titles[0]} and {titles[note.changed]}"
+    if isinstance(note, FarApart):
+        return f"WARNING: {pair} were recorded {_format_gap(note.seconds)} apart"
+    machines = f"{' / '.join(note.reference)} vs {' / '.join(note.other)}"
+    return f"WARNING: {pair} come from different {_MACHINES.get(note.key, note.key)}: {machines}"
+
+
+def environment_warnings(notes: Sequence[Note], titles: Sequence[str]) -> list[str]:
     """Differences between the reference file and each changed file that a
-    comparison of separate recordings cannot cancel (none for the two sides
-    of an interleaved run: the pairs cancel the drift)."""
-    lines: list[str] = []
-    for paired, suite, title in zip(comparison.paired, suites[1:], titles[1:]):
-        if paired:
-            continue
-        lines.extend(_file_warnings(suites[0], suite, (titles[0], title)))
+    comparison of separate recordings cannot cancel, and a line that says
+    so."""
+    lines = [_environment_warning(note, titles) for note in notes if isinstance(note, (Machines, FarApart))]
     if lines:
         lines.append(
             "The machine drifts between separate recordings and the comparison cannot cancel it; "
@@ -188,95 +172,30 @@ def environment_warnings(
     return lines
 
 
-# --- Python builds -----------------------------------------------------------------
-
-
-#: what tells two Python builds apart, in the order a note names it
-_BUILD_KEYS = ("python_version", "python_implementation", "python_compiler", "python_cflags")
-
-
-def build_lines(suites: Sequence[BenchmarkSuite], titles: Sequence[str]) -> list[str]:
-    """``Python builds: py311 3.11.7 (64-bit), py312 3.12.1 (64-bit)``:
-    for each changed file whose Python build differs from the reference's
-    (its version, implementation, compiler or CFLAGS), the two builds,
-    named by the first of these that differs.  A note, not a warning:
-    comparing two builds is usually the point (for the two files of an
-    interleaved run too)."""
-    reference = _build_of(suites[0])
-    lines = []
-    for suite, title in zip(suites[1:], titles[1:]):
-        described = _described_builds(reference, _build_of(suite))
-        if described is not None:
-            lines.append(f"Python builds: {titles[0]} {described[0]}, {title} {described[1]}")
-    return lines
-
-
-def _build_of(suite: BenchmarkSuite) -> dict[str, list[str]]:
-    return {key: _values_of(suite, key) for key in _BUILD_KEYS}
-
-
-def _differs(key: str, first: list[str], second: list[str]) -> bool:
-    if not first or not second:
-        return False  # unknown is not different
-    if key == "python_cflags":  # the same flags in another order are the same build
-        return _flags(first) != _flags(second)
-    return first != second
-
-
-def _flags(values: list[str]) -> set[str]:
-    return {flag for value in values for flag in value.split()}
-
-
-def _described_builds(first: dict[str, list[str]], second: dict[str, list[str]]) -> tuple[str, str] | None:
-    """Each build by its version and the first thing that tells them apart
-    (None: nothing does)."""
-    key = next((key for key in _BUILD_KEYS if _differs(key, first[key], second[key])), None)
-    if key is None:
-        return None
-    builds = (first, second)
-    versions = [" / ".join(build["python_version"]) for build in builds]
-    if key == "python_version":
-        return versions[0], versions[1]
-    if key == "python_implementation":
-        details = [" / ".join(build[key]) + " " + version for build, version in zip(builds, versions)]
-    elif key == "python_compiler":
-        details = [f"{version} built with {' / '.join(build[key])}" for build, version in zip(builds, versions)]
+def _build(note: Builds, side: int) -> str:
+    """One build of *note*: its version and what tells it apart."""
+    version = " / ".join(note.versions[side])
+    details = note.details[side]
+    if note.key == "python_version":
+        return version
+    if note.key == "python_implementation":
+        text = " / ".join(details) + " " + version
+    elif note.key == "python_compiler":
+        text = f"{version} built with {' / '.join(details)}"
+    elif details:
+        text = f"{version} with CFLAGS {' '.join(details)}"
     else:
-        details = [
-            f"{version} {_flags_detail(build[key], other[key])}"
-            for build, other, version in zip(builds, builds[::-1], versions)
-        ]
-    return details[0].strip(), details[1].strip()
+        text = f"{version} without CFLAGS {' '.join(note.details[1 - side])}"
+    return text.strip()
 
 
-def _flags_detail(values: list[str], other: list[str]) -> str:
-    """``with CFLAGS -O0 -g``: the flags of *values* that the *other*
-    build lacks, else ``without CFLAGS -fwrapv``: those it lacks of the
-    other's (each in the order it was given)."""
-    only_here = _only(values, _flags(other))
-    if only_here:
-        return "with CFLAGS " + " ".join(only_here)
-    return "without CFLAGS " + " ".join(_only(other, _flags(values)))
-
-
-def _only(values: list[str], excluded: set[str]) -> list[str]:
-    return list(dict.fromkeys(flag for value in values for flag in value.split() if flag not in excluded))
-
-
-def _gap(first: BenchmarkSuite, second: BenchmarkSuite) -> datetime.timedelta | None:
-    dates = first.get_dates(), second.get_dates()
-    if not dates[0] or not dates[1]:
-        return None
-    (start1, end1), (start2, end2) = dates[0], dates[1]
-    if end1 <= start2:
-        return start2 - end1
-    if end2 <= start1:
-        return start1 - end2
-    return datetime.timedelta(0)
-
-
-def _format_gap(gap: datetime.timedelta) -> str:
-    hours = gap.total_seconds() / 3600
-    if hours < 48:
-        return f"{hours:.0f} hours" if hours >= 2 else f"{hours * 60:.0f} minutes"
-    return f"{hours / 24:.0f} days"
+def build_lines(notes: Sequence[Note], titles: Sequence[str]) -> list[str]:
+    """``Python builds: py311 3.11.7 (64-bit), py312 3.12.1 (64-bit)``:
+    for each changed file whose Python build differs from the reference's,
+    the two builds, named by the first thing that differs.  A note, not a
+    warning: comparing two builds is usually the point."""
+    return [
+        f"Python builds: {titles[0]} {_build(note, 0)}, {titles[note.changed]} {_build(note, 1)}"
+        for note in notes
+        if isinstance(note, Builds)
+    ]

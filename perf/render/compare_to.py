@@ -21,6 +21,8 @@ from typing import NamedTuple, Sequence
 from perf.analysis.compare import Comparison, Verdict
 from perf.analysis.finished import FinishedComparison, Section, Slowdown
 from perf.analysis.suites import BenchmarkComparison
+from perf.analysis.summaries import ValueFigures
+from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
 from perf.render import compare as text
 from perf.render.benchmark import format_result_value
@@ -105,11 +107,10 @@ def _win_rate(entry: BenchmarkComparison, index: int, context: _Context) -> str 
 def _mean_lines(entry: BenchmarkComparison, context: _Context) -> list[str]:
     lines = []
     verbose = context.layout.verbose
-    reference_title, reference = context.reference_title, entry.reference
-    for index, (title, changed, comparison) in enumerate(zip(context.changed_titles, entry.changed, entry.comparisons)):
+    for index, (title, comparison) in enumerate(zip(context.changed_titles, entry.comparisons)):
         # verbose: the verdict line that follows says what the verdict means
         line = text.format_mean_line(
-            reference_title, reference, title, changed, comparison, margin=context.margin, meaning=not verbose
+            (context.reference_title, title), entry, index, margin=context.margin, meaning=not verbose
         )
         rate = _win_rate(entry, index, context) if verbose or context.layout.win_rate else None
         if verbose:
@@ -220,7 +221,9 @@ def _group_section(section: Section, context: _Context) -> list[str]:
         if members:
             lines = [f"{title} ({len(members)}):"]
             for entry in members:
-                values = f"{format_result_value(entry.reference)} -> {format_result_value(entry.changed[0])}"
+                reference, changed = entry.reference, entry.changed[0]
+                values = f"{format_result_value(reference, entry.figures[0])} -> "
+                values += format_result_value(changed, entry.figures[1])
                 lines.append(f"- {entry.name}: {values}: {text.format_change(entry.comparisons[0], context.margin)}")
             blocks.append(lines)
             shown.extend(members)
@@ -232,15 +235,19 @@ def _group_section(section: Section, context: _Context) -> list[str]:
     ) or _hidden_line(hidden)
 
 
+def _mean(benchmark: Benchmark, figures: ValueFigures | None) -> str:
+    return benchmark.format_value(figures.mean) if figures is not None else ""
+
+
 def _table_row(entry: BenchmarkComparison, context: _Context) -> list[str]:
-    row = [entry.name, entry.reference.format_value(entry.reference.mean())]
-    for changed, comparison in zip(entry.changed, entry.comparisons):
+    row = [entry.name, _mean(entry.reference, entry.figures[0])]
+    for changed, figures, comparison in zip(entry.changed, entry.figures[1:], entry.comparisons):
         if not comparison.different:
             row.append("not significant")
             continue
         cell = text.format_change(comparison, context.margin, meaning=False)
         if not context.layout.quiet:
-            cell = f"{changed.format_value(changed.mean())}: {cell}"
+            cell = f"{_mean(changed, figures)}: {cell}"
         row.append(cell)
     return row
 
@@ -311,7 +318,9 @@ def _sections(comparison: FinishedComparison, context: _Context) -> list[str]:
 def format_compare_to(suites: Sequence[BenchmarkSuite], comparison: FinishedComparison, layout: Layout) -> list[str]:
     """The lines of ``compare_to``: the sections, then (unless quiet) the
     notes and the warnings on the files.  The win rates of ``verbose`` and
-    ``win_rate`` are the comparison's: it must have them."""
+    ``win_rate`` and the notes on the files are the comparison's: it must
+    have the win rates, and was finished with the files (``suites=``) to
+    have the notes."""
     if (layout.verbose or layout.win_rate) and comparison.wins is None:
         raise ValueError("the layout shows win rates: finish the comparison with win_rates=True")
     entries = comparison.entries
@@ -319,18 +328,19 @@ def format_compare_to(suites: Sequence[BenchmarkSuite], comparison: FinishedComp
     output = _sections(comparison, context)
     if not layout.quiet:
         filenames = [str(suite.filename) for suite in suites]
+        file_notes = comparison.notes
         notes = _blocks(
             chance_lines(comparison.everything.differences),
             ignored_lines(comparison.suite, filenames),
-            build_lines(suites, layout.titles),
+            build_lines(file_notes, layout.titles),
         )
-        warnings = incomplete_warnings(layout.titles, entries) + environment_warnings(suites, layout.titles, comparison)
+        warnings = incomplete_warnings(file_notes, layout.titles) + environment_warnings(file_notes, layout.titles)
         for block in (notes, warnings):
             if block:
                 output.append("")
                 output.extend(block)
     if not layout.busy_notes:
-        output.extend(adjustment_count_lines(comparison, layout.titles))
+        output.extend(adjustment_count_lines(comparison.everything))
     return output
 
 

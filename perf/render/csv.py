@@ -17,11 +17,11 @@ them, so that they read back exactly.
   mean, standard deviation, median, minimum and maximum of all values, and
   the 95 % confidence interval of the mean of process means (a process is
   one sample).  A figure that needs more values than there are is an empty
-  cell.  The statistics come from the model, and the intervals from the
-  caller (:func:`perf.analysis.intervals.benchmark_mean_interval`).
+  cell.  The figures and the intervals are the caller's
+  (:func:`perf.analysis.summaries.value_figures`,
+  :func:`perf.analysis.intervals.benchmark_mean_interval`).
 
-Must not: compute statistics beyond calling the model, read or write
-files, print.
+Must not: compute statistics, read or write files, print.
 """
 
 from __future__ import annotations
@@ -34,6 +34,11 @@ from perf.model.suite import BenchmarkSuite
 
 if TYPE_CHECKING:
     from perf.analysis.intervals import Interval
+    from perf.analysis.summaries import ValueFigures
+
+    #: what --csv-summary shows of a benchmark beyond its values: its
+    #: figures and the interval of the mean of its process means
+    Summary = tuple[ValueFigures | None, Interval | None]
 
 #: the columns of --csv
 VALUE_COLUMNS = ("benchmark", "run", "process", "kind", "index", "loops", "value", "unit")
@@ -77,18 +82,19 @@ def csv_value_rows(suite: BenchmarkSuite) -> Iterator[list[str]]:
                 yield [*prefix, "value", str(index), loops_cell, _number(value), unit]
 
 
-def csv_summary_rows(suite: BenchmarkSuite, intervals: Sequence[Interval | None]) -> Iterator[list[str]]:
-    """The rows of ``--csv-summary`` (without the header); *intervals* are
-    the confidence intervals of the mean of process means of the
-    benchmarks, in the suite's order."""
-    if len(intervals) != len(suite):
-        raise ValueError(f"{len(intervals)} intervals for {len(suite)} benchmarks")
-    for benchmark, interval in zip(suite, intervals):
+def csv_summary_rows(suite: BenchmarkSuite, summaries: Sequence[Summary]) -> Iterator[list[str]]:
+    """The rows of ``--csv-summary`` (without the header); *summaries*
+    are the figures of the benchmarks and the confidence intervals of
+    their mean of process means, in the suite's order."""
+    if len(summaries) != len(suite):
+        raise ValueError(f"{len(summaries)} summaries for {len(suite)} benchmarks")
+    for benchmark, (figures, interval) in zip(suite, summaries):
         values = benchmark.get_values()
-        row = [benchmark.get_name(), benchmark.get_unit(), str(len(benchmark.get_process_means())), str(len(values))]
-        if values:
-            stdev = _number(benchmark.stdev()) if len(values) > 1 else ""
-            row.extend([_number(benchmark.mean()), stdev, _number(benchmark.median())])
+        processes = figures.processes if figures is not None else 0
+        row = [benchmark.get_name(), benchmark.get_unit(), str(processes), str(len(values))]
+        if figures is not None:
+            stdev = _number(figures.stdev) if figures.stdev is not None else ""
+            row.extend([_number(figures.mean), stdev, _number(figures.median)])
             row.extend([_number(min(values)), _number(max(values))])
         else:
             row.extend([""] * 5)
@@ -96,11 +102,11 @@ def csv_summary_rows(suite: BenchmarkSuite, intervals: Sequence[Interval | None]
         yield row
 
 
-def format_csv(suite: BenchmarkSuite, intervals: Sequence[Interval | None] | None = None) -> str:
-    """The CSV text of ``--csv``, or with *intervals* (see
+def format_csv(suite: BenchmarkSuite, summaries: Sequence[Summary] | None = None) -> str:
+    """The CSV text of ``--csv``, or with *summaries* (see
     :func:`csv_summary_rows`), of ``--csv-summary``."""
     output = io.StringIO(newline="")
     writer = csv.writer(output, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
-    writer.writerow(SUMMARY_COLUMNS if intervals is not None else VALUE_COLUMNS)
-    writer.writerows(csv_summary_rows(suite, intervals) if intervals is not None else csv_value_rows(suite))
+    writer.writerow(SUMMARY_COLUMNS if summaries is not None else VALUE_COLUMNS)
+    writer.writerows(csv_summary_rows(suite, summaries) if summaries is not None else csv_value_rows(suite))
     return output.getvalue()

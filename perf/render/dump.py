@@ -12,18 +12,24 @@ Options (pyperf's ``-q``, ``-v`` and ``--raw``):
   with the metadata that differ from it;
 * *raw* shows raw values: values multiplied back by the loop iterations.
 
-Must not: compute statistics beyond calling the model, read files, print.
+The mean is the caller's (:func:`perf.analysis.summaries.value_figures`).
+
+Must not: compute statistics, read files, print.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import math
+from typing import TYPE_CHECKING, Sequence
 
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import Metadata
 from perf.model.run import Number, Run
 from perf.render.metadata import format_metadata
 from perf.render.units import DEFAULT_UNIT, format_number
+
+if TYPE_CHECKING:
+    from perf.analysis.summaries import ValueFigures
 
 #: values further than this fraction of the mean away from it are annotated
 _ANNOTATE_FRACTION = 0.05
@@ -60,12 +66,12 @@ def _format_calibration_run(benchmark: Benchmark, index: int, run: Run, raw: boo
     return lines
 
 
-def _annotate(benchmark: Benchmark, values: Sequence[Number], divisor: Number = 1) -> list[str]:
-    """Format *values*, adding ``(+N%)`` to those more than 5 % from the mean.
+def _annotate(benchmark: Benchmark, mean: float, values: Sequence[Number], divisor: Number = 1) -> list[str]:
+    """Format *values*, adding ``(+N%)`` to those more than 5 % from the
+    *mean* of all values.
 
     *divisor* brings raw values back to the scale of the mean.
     """
-    mean = benchmark.mean()
     texts = []
     for value in values:
         text = benchmark.format_value(value)
@@ -76,15 +82,17 @@ def _annotate(benchmark: Benchmark, values: Sequence[Number], divisor: Number = 
     return texts
 
 
-def _format_value_run(benchmark: Benchmark, index: int, run: Run, raw: bool, verbosity: int) -> list[str]:
+def _format_value_run(
+    benchmark: Benchmark, mean: float, index: int, run: Run, *, raw: bool, verbosity: int
+) -> list[str]:
     inner_loops = run.get_inner_loops()
     total_loops = run.get_total_loops()
     if raw:
         warmups = [benchmark.format_value(value * (loops * inner_loops)) for loops, value in run.warmups]
-        values = _annotate(benchmark, [value * total_loops for value in run.values], divisor=total_loops)
+        values = _annotate(benchmark, mean, [value * total_loops for value in run.values], divisor=total_loops)
     else:
-        warmups = _annotate(benchmark, [value for _loops, value in run.warmups])
-        values = _annotate(benchmark, run.values)
+        warmups = _annotate(benchmark, mean, [value for _loops, value in run.warmups])
+        values = _annotate(benchmark, mean, run.values)
 
     if verbosity >= 0:
         header = (
@@ -114,6 +122,7 @@ def _format_run_metadata(run: Run, common: Metadata) -> list[str]:
 
 def format_run(
     benchmark: Benchmark,
+    figures: ValueFigures | None,
     index: int,
     run: Run,
     *,
@@ -124,21 +133,28 @@ def format_run(
     """Lines of one run: ``Run 2: 1 warmup, 3 values, 2^15 loops``, then one
     line per warmup and value.
 
-    *index* is the run's number (from 1); *verbosity* is -1 (quiet: no
+    *figures* are the benchmark's
+    (:func:`~perf.analysis.summaries.value_figures`); *index* is the run's
+    number (from 1); *verbosity* is -1 (quiet: no
     warmups, short header), 0 or 1 (then the run's metadata missing from
     *common_metadata* follow).
     """
     if run.is_calibration():
         lines = _format_calibration_run(benchmark, index, run, raw)
     else:
-        lines = _format_value_run(benchmark, index, run, raw, verbosity)
+        # a run with values makes a benchmark with values: figures is not None
+        mean = figures.mean if figures is not None else math.nan
+        lines = _format_value_run(benchmark, mean, index, run, raw=raw, verbosity=verbosity)
     if verbosity > 0:
         lines.extend(_format_run_metadata(run, common_metadata or {}))
     return lines
 
 
-def format_dump(benchmark: Benchmark, quiet: bool = False, verbose: bool = False, raw: bool = False) -> list[str]:
-    """Lines of ``dump`` for one benchmark (no title, no checks).
+def format_dump(
+    benchmark: Benchmark, figures: ValueFigures | None, quiet: bool = False, verbose: bool = False, raw: bool = False
+) -> list[str]:
+    """Lines of ``dump`` for one benchmark (no title, no checks); *figures*
+    are its :func:`~perf.analysis.summaries.value_figures`.
 
     *quiet* wins over *verbose*, as in pyperf.
     """
@@ -153,5 +169,5 @@ def format_dump(benchmark: Benchmark, quiet: bool = False, verbose: bool = False
     for index, run in enumerate(benchmark.get_runs(), 1):
         if quiet and run.is_calibration():
             continue
-        lines.extend(format_run(benchmark, index, run, raw=raw, verbosity=verbosity, common_metadata=common))
+        lines.extend(format_run(benchmark, figures, index, run, raw=raw, verbosity=verbosity, common_metadata=common))
     return lines

@@ -10,16 +10,16 @@ correlation (ICC), and Tukey outliers among the process means.
 A benchmark holding only calibration runs gets what is known about it
 (pyperf 2.10.0 crashes on it).
 
-The figures the model does not keep come from the command, computed once
-by :func:`perf.analysis.summaries.benchmark_stats`.
+Every figure comes from the command, computed once by
+:func:`perf.analysis.summaries.benchmark_stats`.
 
-Must not: compute statistics (the model and perf.analysis do), read files, print.
+Must not: compute statistics (perf.analysis does), read files, print.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from perf.model.benchmark import Benchmark
 from perf.model.run import Number
@@ -28,10 +28,9 @@ from perf.render.units import format_datetime, format_number, format_seconds
 
 if TYPE_CHECKING:
     from perf.analysis.interference import Interference
-    from perf.analysis.summaries import BenchmarkStats, Fences
+    from perf.analysis.summaries import BenchmarkStats, Fences, ValueFigures
 
-#: percentiles of the stats text and their names
-_PERCENTILES = (0, 5, 25, 50, 75, 95, 100)
+#: the names of some percentiles of the stats text
 _PERCENTILE_NAMES = {0: "minimum", 25: "Q1", 50: "median", 75: "Q3", 100: "maximum"}
 
 
@@ -98,29 +97,27 @@ def _format_header(benchmark: Benchmark) -> list[str]:
     return lines
 
 
-def _format_table(benchmark: Benchmark) -> list[str]:
+def _format_table(benchmark: Benchmark, figures: ValueFigures, mad: float | None) -> list[str]:
     """Minimum, median +- MAD, mean +- std dev and maximum, aligned."""
     values = benchmark.get_values()
     table = [("Minimum", benchmark.format_value(min(values)))]
-    if len(values) > 2:
-        median, mad = benchmark.format_values((benchmark.median(), benchmark.median_abs_dev()))
-        table.append(("Median +- MAD", f"{median} +- {mad}"))
-        mean, stdev = benchmark.format_values((benchmark.mean(), benchmark.stdev()))
+    if len(values) > 2 and figures.stdev is not None and mad is not None:
+        median, mad_text = benchmark.format_values((figures.median, mad))
+        table.append(("Median +- MAD", f"{median} +- {mad_text}"))
+        mean, stdev = benchmark.format_values((figures.mean, figures.stdev))
         table.append(("Mean +- std dev", f"{mean} +- {stdev}"))
     else:
         # pyperf labels the median "Mean" too below three values
-        table.append(("Mean", benchmark.format_value(benchmark.median())))
-        table.append(("Mean", benchmark.format_value(benchmark.mean())))
+        table.append(("Mean", benchmark.format_value(figures.median)))
+        table.append(("Mean", benchmark.format_value(figures.mean)))
     table.append(("Maximum", benchmark.format_value(max(values))))
     width = max(len(key) + 1 for key, _value in table)
     return [f"{(key + ':').ljust(width)} {value}" for key, value in table]
 
 
-def _format_percentiles(benchmark: Benchmark) -> list[str]:
-    mean = benchmark.mean()
+def _format_percentiles(benchmark: Benchmark, mean: float, percentiles: Sequence[tuple[int, float]]) -> list[str]:
     lines = []
-    for p in _PERCENTILES:
-        value = benchmark.percentile(p)
+    for p, value in percentiles:
         distance = (value - mean) * 100.0 / mean
         text = f"{p:>3}th percentile: {benchmark.format_value(value)} ({distance:+.0f}% of the mean)"
         name = _PERCENTILE_NAMES.get(p)
@@ -138,18 +135,19 @@ def format_pyperf_stats(benchmark: Benchmark, stats: BenchmarkStats) -> list[str
     """pyperf's ``stats`` text of one benchmark (no title, no checks);
     *stats* is its :func:`~perf.analysis.summaries.benchmark_stats`."""
     lines = _format_header(benchmark)
-    if not benchmark.get_values() or stats.outliers is None:
+    figures = stats.figures
+    if figures is None or stats.outliers is None:
         lines.append("Total number of values: 0")
-        lines.append(format_result_value(benchmark))
+        lines.append(format_result_value(benchmark, figures))
         return lines
     lines.append(f"Number of warmup per run: {_format_count(benchmark.get_nwarmup())}")
     lines.append(f"Number of value per run: {_format_count(benchmark.get_nvalue_per_run())}")
     lines.append(f"Loop iterations per value: {_format_loops(benchmark)}")
     lines.append(f"Total number of values: {format_number(benchmark.get_nvalue())}")
     lines.append("")
-    lines.extend(_format_table(benchmark))
+    lines.extend(_format_table(benchmark, figures, stats.median_abs_dev))
     lines.append("")
-    lines.extend(_format_percentiles(benchmark))
+    lines.extend(_format_percentiles(benchmark, figures.mean, stats.percentiles))
     lines.append("")
     lines.append(_format_outliers(benchmark, stats.outliers, "outlier"))
     return lines
@@ -182,18 +180,18 @@ def _format_variance_components(benchmark: Benchmark, mean: float, stats: Benchm
 def format_process_stats(benchmark: Benchmark, stats: BenchmarkStats) -> list[str]:
     """perf's process-level block: the worker process is the unit; *stats*
     is the benchmark's :func:`~perf.analysis.summaries.benchmark_stats`."""
-    means = benchmark.get_process_means()
-    lines = [f"Number of processes with values: {format_number(len(means))}"]
+    figures = stats.figures
+    lines = [f"Number of processes with values: {format_number(figures.processes if figures else 0)}"]
     if benchmark.get_clock() == "cpu":
         lines.insert(0, "Clock: CPU time of the worker thread (--clock cpu)")
     mean = stats.process_mean
-    if not means or mean is None or stats.process_outliers is None:
+    if figures is None or mean is None or stats.process_outliers is None:
         return lines
     lines.append(f"Mean of process means: {benchmark.format_value(mean)}")
     lines.extend(_format_interval(benchmark, stats))
     lines.extend(_format_variance_components(benchmark, mean, stats))
     lines.append(_format_outliers(benchmark, stats.process_outliers, "outlier process means"))
-    lines.extend(_format_loop_overhead(benchmark, stats.loop_overhead))
+    lines.extend(_format_loop_overhead(benchmark, stats.loop_overhead, figures.median))
     if stats.interference is not None:
         lines.extend(_format_interference(stats.interference))
     return lines
@@ -218,12 +216,11 @@ def _format_interference(summary: Interference) -> list[str]:
     return lines
 
 
-def _format_loop_overhead(benchmark: Benchmark, overhead: float | None) -> list[str]:
+def _format_loop_overhead(benchmark: Benchmark, overhead: float | None, median: float) -> list[str]:
     """The empty loop's time per iteration, beside the median value: part
     of every value, reported and never subtracted (doc/design.rst, R10)."""
     if overhead is None:
         return []
-    median = benchmark.median()
     share = f" ({overhead * 100.0 / median:.0f}% of the median value)" if median > 0 else ""
     return [f"Loop overhead (empty loop, included in the values): {benchmark.format_value(overhead)}{share}"]
 

@@ -16,11 +16,13 @@ from perf.analysis.summaries import (
     BenchmarkFindings,
     BenchmarkStats,
     Fences,
+    ValueFigures,
     benchmark_stats,
     distribution_panel,
     distribution_panels,
     file_findings,
     tukey_outliers,
+    value_figures,
 )
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
@@ -57,6 +59,13 @@ def test_benchmark_stats_of_several_processes():
     assert stats.process_outliers == tukey_outliers(means)
     assert stats.loop_overhead == 0.01
     assert stats.interference is not None and stats.interference.processes == 3
+    assert (
+        stats.figures
+        == value_figures(benchmark)
+        == ValueFigures(benchmark.mean(), benchmark.median(), benchmark.stdev(), 3)
+    )
+    assert stats.median_abs_dev == benchmark.median_abs_dev()
+    assert stats.percentiles == tuple((p, benchmark.percentile(p)) for p in (0, 5, 25, 50, 75, 95, 100))
 
 
 def test_benchmark_stats_of_one_process_of_one_value():
@@ -66,6 +75,7 @@ def test_benchmark_stats_of_one_process_of_one_value():
     assert stats.interval is None
     assert stats.variance_components is None
     assert stats.loop_overhead is None
+    assert stats.figures == ValueFigures(2.0, 2.0, None, 1)
 
 
 def test_variance_components_need_a_process_of_two_values():
@@ -75,7 +85,7 @@ def test_variance_components_need_a_process_of_two_values():
 
 
 def test_benchmark_stats_without_values():
-    assert benchmark_stats(Benchmark([calibration_run()])) == BenchmarkStats(None, None, None, None, None, None, None)
+    assert benchmark_stats(Benchmark([calibration_run()])) == BenchmarkStats(*[None] * 9, ())
 
 
 def test_file_findings_hold_the_result_interval_and_the_checks():
@@ -83,7 +93,8 @@ def test_file_findings_hold_the_result_interval_and_the_checks():
     single = Benchmark([make_run((1.0, 1.0), "single")])
     found = file_findings(BenchmarkSuite([noisy, single]))
     assert list(found) == ["noisy", "single"]
-    assert found["noisy"] == BenchmarkFindings(benchmark_log_interval(noisy), tuple(check_benchmark(noisy)))
+    figures = value_figures(noisy)
+    assert found["noisy"] == BenchmarkFindings(benchmark_log_interval(noisy), tuple(check_benchmark(noisy)), figures)
     assert found["noisy"].checks  # the std dev is far above 10 % of the mean
     assert found["single"].interval is None
 

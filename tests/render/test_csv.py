@@ -7,15 +7,16 @@ import csv
 import io
 
 from perf.analysis.intervals import Interval, benchmark_mean_interval
+from perf.analysis.summaries import ValueFigures, value_figures
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.model.suite import BenchmarkSuite
 from perf.render.csv import SUMMARY_COLUMNS, VALUE_COLUMNS, csv_summary_rows, csv_value_rows, format_csv
 
 
-def mean_intervals(suite: BenchmarkSuite) -> list[Interval | None]:
+def mean_intervals(suite: BenchmarkSuite) -> list[tuple[ValueFigures | None, Interval | None]]:
     """What convert --csv-summary computes before it renders."""
-    return [benchmark_mean_interval(benchmark) for benchmark in suite]
+    return [(value_figures(benchmark), benchmark_mean_interval(benchmark)) for benchmark in suite]
 
 
 def make_suite() -> BenchmarkSuite:

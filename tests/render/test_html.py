@@ -21,6 +21,7 @@ from perf.analysis.benchmarks import compare_benchmarks
 from perf.analysis.finished import finish
 from perf.analysis.intervals import benchmark_log_interval
 from perf.analysis.suites import BenchmarkComparison, SuiteComparison, combine_comparisons
+from perf.analysis.summaries import value_figures
 from perf.errors import MissingDependencyError
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
@@ -157,7 +158,8 @@ def summary_of(loaded, margin=0.01, robust=False, notes=(), warnings=()):
         name = benchmark.get_name()
         changed = [suite.get_benchmark(name) for _, suite in loaded[1:]]
         comparisons = [compare_benchmarks(benchmark, other, margin, robust) for other in changed]
-        entries.append(BenchmarkComparison(name, benchmark, changed, comparisons))
+        figures = [value_figures(each) for each in [benchmark, *changed]]
+        entries.append(BenchmarkComparison(name, benchmark, changed, comparisons, figures))
     means = [
         combine_comparisons([entry.comparisons[index] for entry in entries], margin) for index in range(len(loaded) - 1)
     ]
@@ -260,8 +262,10 @@ def test_summary_rows_have_means_ratios_and_verdicts(two_files):
     reference, changed = loaded[0][1], loaded[1][1]
     for row in rows:
         name = row[0]
-        assert row[1] == format_result_value(reference.get_benchmark(name))
-        assert row[2] == format_result_value(changed.get_benchmark(name))
+        assert row[1] == format_result_value(
+            reference.get_benchmark(name), value_figures(reference.get_benchmark(name))
+        )
+        assert row[2] == format_result_value(changed.get_benchmark(name), value_figures(changed.get_benchmark(name)))
         assert row[4].split(" ")[0] == VERDICTS[name].split(" ")[0]
         assert row[4].startswith(VERDICTS[name])
     by_name = {row[0]: row for row in rows}
@@ -321,7 +325,7 @@ def test_one_file_results_table():
     for row, benchmark in zip(rows, suite):
         interval = benchmark_log_interval(benchmark)
         low, high = benchmark.format_values((interval.low, interval.high))
-        assert row[1:] == [format_result_value(benchmark), f"{low} .. {high}", "20", "60"]
+        assert row[1:] == [format_result_value(benchmark, value_figures(benchmark)), f"{low} .. {high}", "20", "60"]
 
 
 def test_calibration_only_file_has_no_interval():

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from perf.analysis.intervals import benchmark_log_interval
+from perf.analysis.summaries import value_figures
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.render.benchmark import format_result, format_result_value
@@ -31,8 +32,8 @@ def make_run(values: Any = (1.0,), warmups: Any = None, **metadata: Any) -> Run:
 )
 def test_one_value(runs: list[Run], expected: str) -> None:
     benchmark = Benchmark(runs)
-    assert format_result_value(benchmark) == expected
-    assert format_result(benchmark) == expected
+    assert format_result_value(benchmark, value_figures(benchmark)) == expected
+    assert format_result(benchmark, value_figures(benchmark)) == expected
 
 
 @pytest.mark.parametrize(
@@ -58,8 +59,8 @@ def test_one_value(runs: list[Run], expected: str) -> None:
 )
 def test_many_values(runs: list[Run], value: str, result: str) -> None:
     benchmark = Benchmark(runs)
-    assert format_result_value(benchmark) == value
-    assert format_result(benchmark) == result
+    assert format_result_value(benchmark, value_figures(benchmark)) == value
+    assert format_result(benchmark, value_figures(benchmark)) == result
 
 
 @pytest.mark.parametrize(
@@ -83,15 +84,15 @@ def test_many_values(runs: list[Run], value: str, result: str) -> None:
 )
 def test_no_value(runs: list[Run], expected: str) -> None:
     benchmark = Benchmark(runs)
-    assert format_result_value(benchmark) == expected
-    assert format_result(benchmark) == expected
+    assert format_result_value(benchmark, value_figures(benchmark)) == expected
+    assert format_result(benchmark, value_figures(benchmark)) == expected
 
 
 def test_interval_of_few_noisy_processes_stays_above_zero() -> None:
     # 3 processes: the arithmetic t interval of their means is
     # -166 ns .. 473 ns; on the log scale (as compare_to) it stays positive
     benchmark = Benchmark([make_run((mean * 1e-9, mean * 1e-9), loops=1000) for mean in (60.0, 100.0, 300.0)])
-    assert format_result(benchmark, interval=benchmark_log_interval(benchmark)) == (
+    assert format_result(benchmark, value_figures(benchmark), interval=benchmark_log_interval(benchmark)) == (
         "Mean +- std dev: 153 ns +- 115 ns (95% CI: 15.8 ns .. 938.3 ns, 3 processes)"
     )
 
@@ -100,7 +101,7 @@ def test_interval_is_the_geometric_one_and_keeps_the_centre() -> None:
     # centre: mean +- std dev of all values (pyperf's); interval: exp(t
     # interval of the log process means), around their geometric mean
     benchmark = Benchmark([make_run((0.010, 0.012)), make_run((0.011, 0.013)), make_run((0.012, 0.014))])
-    assert format_result(benchmark, interval=benchmark_log_interval(benchmark)) == (
+    assert format_result(benchmark, value_figures(benchmark), interval=benchmark_log_interval(benchmark)) == (
         "Mean +- std dev: 12.0 ms +- 1.4 ms (95% CI: 9.73 ms .. 14.73 ms, 3 processes)"
     )
-    assert format_result(benchmark) == "Mean +- std dev: 12.0 ms +- 1.4 ms"
+    assert format_result(benchmark, value_figures(benchmark)) == "Mean +- std dev: 12.0 ms +- 1.4 ms"

@@ -30,8 +30,12 @@ def suite(filename, start=START, **metadata):
     return BenchmarkSuite([Benchmark(runs)], filename=filename)
 
 
+def titles_of(suites):
+    return [suite.filename.removesuffix(".json") for suite in suites]
+
+
 def lines(*suites):
-    return build_lines(suites, [suite.filename.removesuffix(".json") for suite in suites])
+    return build_lines(finish_comparison(suites, 0.01, suites=suites).notes, titles_of(suites))
 
 
 def test_versions_name_the_builds():
@@ -86,8 +90,7 @@ def test_each_changed_file_of_another_build_gets_its_line():
 
 
 def warnings(*suites):
-    titles = [suite.filename.removesuffix(".json") for suite in suites]
-    return environment_warnings(suites, titles, finish_comparison(suites, 0.01))
+    return environment_warnings(finish_comparison(suites, 0.01, suites=suites).notes, titles_of(suites))
 
 
 def test_another_build_is_no_warning():
@@ -112,7 +115,7 @@ def test_the_busy_machine_notes_can_be_counted_in_one_line(tmp_path):
 
     files = [busy_recording(tmp_path / "a.json", 1.0), busy_recording(tmp_path / "b.json", 1.06, speed=1.2)]
     suites = [load(path) for path in files]
-    comparison = finish_comparison(suites)
+    comparison = finish_comparison(suites, suites=suites)
     noted = format_compare_to(suites, comparison, Layout(["a", "b"], table=True))
     counted = format_compare_to(suites, comparison, Layout(["a", "b"], table=True, busy_notes=False))
     assert any(line.startswith("loop: busy machine: ") for line in noted)

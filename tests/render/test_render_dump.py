@@ -14,10 +14,17 @@ from typing import Any
 import pytest
 from golden import DATA, consecutive_groups, fixtures_with
 
+from perf.analysis.summaries import value_figures
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.render.dump import format_dump, format_run
 from perf.storage import files
+
+
+def dump(benchmark: Benchmark, **options: Any) -> list[str]:
+    """format_dump with the figures that the command computes first."""
+    return format_dump(benchmark, value_figures(benchmark), **options)
+
 
 FIXTURES = fixtures_with("dump")
 OPTIONS = [
@@ -59,7 +66,7 @@ def test_every_fixture_is_covered():
 def test_dump_matches_pyperf(name):
     benchmarks = files.load(str(DATA / name)).get_benchmarks()
     expected = run_blocks((DATA / f"{name}.dump.txt").read_text())
-    assert [format_dump(benchmark) for benchmark in benchmarks] == expected
+    assert [dump(benchmark) for benchmark in benchmarks] == expected
 
 
 @pytest.fixture
@@ -79,7 +86,7 @@ def test_options_match_pyperf(pyperf_cli, name, options):
     ours = files.load(str(DATA / name)).get_benchmarks()
     theirs = pyperf.BenchmarkSuite.load(str(DATA / name)).get_benchmarks()
     for benchmark, pyperf_benchmark in zip(ours, theirs):
-        assert format_dump(benchmark, **options) == pyperf_cli._format_runs(pyperf_benchmark, **options)
+        assert dump(benchmark, **options) == pyperf_cli._format_runs(pyperf_benchmark, **options)
 
 
 # --- constructed benchmarks ------------------------------------------------------
@@ -97,7 +104,7 @@ def calibrated() -> Benchmark:
 
 
 def test_default():
-    assert format_dump(calibrated()) == [
+    assert dump(calibrated()) == [
         "Run 1: calibrate the number of loops: 2",
         "- calibrate 1: 4.00 ms (loops: 1, raw: 4.00 ms)",
         "- calibrate 2: 1.10 ms (loops: 2, raw: 2.20 ms)",
@@ -113,7 +120,7 @@ def test_default():
 
 
 def test_quiet_hides_calibration_and_warmups():
-    assert format_dump(calibrated(), quiet=True) == [
+    assert dump(calibrated(), quiet=True) == [
         "Run 2:",
         "- value 1: 1.00 ms",
         "- value 2: 1.10 ms (+10%)",
@@ -124,7 +131,7 @@ def test_quiet_hides_calibration_and_warmups():
 
 
 def test_raw_values_are_multiplied_by_the_loops():
-    assert format_dump(calibrated(), raw=True) == [
+    assert dump(calibrated(), raw=True) == [
         "Run 1: calibrate the number of loops: 2",
         "- raw calibrate 1: 4.00 ms (loops: 1)",
         "- raw calibrate 2: 2.20 ms (loops: 2)",
@@ -142,7 +149,7 @@ def test_raw_values_are_multiplied_by_the_loops():
 
 def test_verbose_shows_common_then_run_metadata():
     # the common metadata comes first; each run shows only what differs
-    assert format_dump(calibrated(), verbose=True) == [
+    assert dump(calibrated(), verbose=True) == [
         "Metadata:",
         "  loops: 2",
         "  name: bench",
@@ -168,7 +175,7 @@ def test_verbose_shows_common_then_run_metadata():
 
 
 def test_quiet_wins_over_verbose():
-    assert format_dump(calibrated(), quiet=True, verbose=True) == format_dump(calibrated(), quiet=True)
+    assert dump(calibrated(), quiet=True, verbose=True) == dump(calibrated(), quiet=True)
 
 
 @pytest.mark.parametrize(
@@ -184,8 +191,8 @@ def test_quiet_wins_over_verbose():
 )
 def test_calibration_actions(metadata, header):
     benchmark = Benchmark([make_run((), warmups=[(1, 0.5)], **metadata)])
-    assert format_dump(benchmark) == [header, "- calibrate 1: 500 ms (loops: 1, raw: 500 ms)"]
-    assert format_dump(benchmark, quiet=True) == []
+    assert dump(benchmark) == [header, "- calibrate 1: 500 ms (loops: 1, raw: 500 ms)"]
+    assert dump(benchmark, quiet=True) == []
 
 
 def test_bytes_calibration_has_no_raw_column():
@@ -195,7 +202,7 @@ def test_bytes_calibration_has_no_raw_column():
             make_run((14.1 * 1024**2,), loops=512, unit="byte"),
         ]
     )
-    assert format_dump(benchmark) == [
+    assert dump(benchmark) == [
         "Run 1: calibrate the number of loops: 512",
         "- calibrate 1: 14.0 MiB (loops: 512)",
         "Run 2: 0 warmups, 1 value, 512 loops",
@@ -205,12 +212,12 @@ def test_bytes_calibration_has_no_raw_column():
 
 def test_one_value():
     benchmark = Benchmark([make_run((0.0225,))])
-    assert format_dump(benchmark) == ["Run 1: 0 warmups, 1 value, 1 loop", "- value 1: 22.5 ms"]
+    assert dump(benchmark) == ["Run 1: 0 warmups, 1 value, 1 loop", "- value 1: 22.5 ms"]
 
 
 def test_inner_loops_in_raw_values():
     benchmark = Benchmark([make_run((1e-9, 1.2e-9), warmups=[(4, 2e-9)], loops=4, inner_loops=10)])
-    assert format_dump(benchmark, raw=True) == [
+    assert dump(benchmark, raw=True) == [
         "Run 1: 1 warmup, 2 values, 4 loops",
         "- raw warmup 1: 80.0 ns",
         "- raw value 1: 40.0 ns (-9%)",
@@ -221,7 +228,11 @@ def test_inner_loops_in_raw_values():
 def test_format_run_alone():
     benchmark = calibrated()
     run = benchmark.get_runs()[2]
-    assert format_run(benchmark, 7, run, verbosity=-1) == ["Run 7:", "- value 1: 970 us", "- value 2: 930 us (-7%)"]
+    assert format_run(benchmark, value_figures(benchmark), 7, run, verbosity=-1) == [
+        "Run 7:",
+        "- value 1: 970 us",
+        "- value 2: 930 us (-7%)",
+    ]
 
 
 def constructed() -> list[Benchmark]:
@@ -252,4 +263,4 @@ def test_constructed_benchmarks_match_pyperf(pyperf_cli, options):
 
     for benchmark in constructed():
         theirs = pyperf.Benchmark.loads(files.dumps(benchmark))
-        assert format_dump(benchmark, **options) == pyperf_cli._format_runs(theirs, **options)
+        assert dump(benchmark, **options) == pyperf_cli._format_runs(theirs, **options)

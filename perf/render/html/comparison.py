@@ -98,10 +98,10 @@ def _summary_rows(entry: BenchmarkComparison, titles: Sequence[str], margin: flo
         if index == 0:
             span = {"rowspan": str(len(titles))} if several else {}
             cells.append(cell(entry.name, class_="name", **span))
-            cells.append(cell(format_result_value(entry.reference), class_="num", **span))
+            cells.append(cell(format_result_value(entry.reference, entry.figures[0]), class_="num", **span))
         if several:
             cells.append(cell(title))
-        cells.append(cell(format_result_value(changed), class_="num"))
+        cells.append(cell(format_result_value(changed, entry.figures[index + 1]), class_="num"))
         cells.append(_change_cell(comparison, margin))
         cells.append(_verdict_cell(comparison, margin))
         rows.append(row(cells))

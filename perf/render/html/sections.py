@@ -84,7 +84,7 @@ def header_table(files: Files) -> str:
 
 def _interval_text(benchmark: Benchmark, found: BenchmarkFindings) -> tuple[str, str]:
     """(interval, processes) cells of a benchmark."""
-    nprocesses = str(len(benchmark.get_process_means()))
+    nprocesses = str(found.figures.processes if found.figures is not None else 0)
     interval = found.interval  # the result line's interval
     if interval is None:
         return NONE, nprocesses
@@ -95,10 +95,11 @@ def _interval_text(benchmark: Benchmark, found: BenchmarkFindings) -> tuple[str,
 def _results_table(suite: BenchmarkSuite, findings: Mapping[str, BenchmarkFindings]) -> str:
     rows = []
     for benchmark in suite:
-        interval, nprocesses = _interval_text(benchmark, findings[benchmark.get_name()])
+        found = findings[benchmark.get_name()]
+        interval, nprocesses = _interval_text(benchmark, found)
         cells = [
             cell(benchmark.get_name(), class_="name"),
-            cell(format_result_value(benchmark), class_="num"),
+            cell(format_result_value(benchmark, found.figures), class_="num"),
             cell(interval, class_="num"),
             cell(nprocesses, class_="num"),
             cell(str(benchmark.get_nvalue()), class_="num"),
