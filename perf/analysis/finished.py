@@ -235,7 +235,9 @@ def finish(
     finished = FinishedComparison(
         suite, tuple(_sections(suite, alpha)), alpha, paired, _wins(suite.entries) if win_rates else None
     )
-    return finished if suites is None else finished._replace(notes=file_notes(suites, finished))
+    return (
+        finished if suites is None else finished._replace(notes=file_notes(suites, finished.entries, finished.paired))
+    )
 
 
 def finish_comparison(

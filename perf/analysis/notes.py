@@ -30,7 +30,7 @@ from perf.model.metadata import INCOMPLETE_KEY
 from perf.model.suite import BenchmarkSuite
 
 if TYPE_CHECKING:
-    from perf.analysis.finished import FinishedComparison
+    from perf.analysis.suites import BenchmarkComparison
 
 __all__ = ["FAR_APART", "Builds", "FarApart", "Incomplete", "Machines", "Note", "file_notes"]
 
@@ -146,9 +146,9 @@ def _build_notes(suites: Sequence[BenchmarkSuite]) -> list[Note]:
 # --- the comparison's benchmarks and recordings ------------------------------------
 
 
-def _incomplete(comparison: FinishedComparison) -> list[Note]:
+def _incomplete(entries: Sequence[BenchmarkComparison]) -> list[Note]:
     found: list[Note] = []
-    for entry in comparison.entries:
+    for entry in entries:
         for index, benchmark in enumerate([entry.reference, *entry.changed]):
             runs = benchmark.get_runs()
             reasons = dict.fromkeys(str(run._get(INCOMPLETE_KEY)) for run in runs if run._has(INCOMPLETE_KEY))
@@ -181,11 +181,15 @@ def _recording_notes(reference: BenchmarkSuite, suite: BenchmarkSuite, changed: 
     return found
 
 
-def file_notes(suites: Sequence[BenchmarkSuite], comparison: FinishedComparison) -> tuple[Note, ...]:
-    """The notes on *comparison* of the files *suites* (every benchmark of
-    each, the reference first), in the order of the module documentation."""
-    found = _build_notes(suites) + _incomplete(comparison)
-    for index, (paired, suite) in enumerate(zip(comparison.paired, suites[1:]), 1):
+def file_notes(
+    suites: Sequence[BenchmarkSuite], entries: Sequence[BenchmarkComparison], paired_files: Sequence[bool]
+) -> tuple[Note, ...]:
+    """The notes on the comparison *entries* of the files *suites* (every
+    benchmark of each, the reference first; *paired_files*: whether each
+    changed file was recorded interleaved with the reference), in the order
+    of the module documentation."""
+    found = _build_notes(suites) + _incomplete(entries)
+    for index, (paired, suite) in enumerate(zip(paired_files, suites[1:]), 1):
         if not paired:
             found.extend(_recording_notes(suites[0], suite, index))
     return tuple(found)

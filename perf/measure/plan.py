@@ -16,16 +16,13 @@ Must not: print, exit, or start a worker (the probes run interpreters once).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
 from perf.errors import UsageError
 from perf.measure.options import GivenBudget, RunMode, RunOptions, check_options
 
 if TYPE_CHECKING:
-    from perf.measure.parent.sides import PythonProbe, Side
-
-#: the probe of :func:`plan_run`: (python, worker environment) -> what it said
-Probe = Callable[[str, Mapping[str, str]], "PythonProbe"]
+    from perf.measure.parent.sides import Probe, PythonProbe, Side
 
 
 class RunPlan(NamedTuple):

@@ -20,12 +20,11 @@ import sys
 from typing import TYPE_CHECKING, Mapping
 
 from perf.errors import UsageError
-from perf.measure.parent.sides import PythonProbe
+from perf.measure.parent.sides import Probe, PythonProbe
 from perf.measure.parent.workers import describe_exit
 
 if TYPE_CHECKING:
     from perf.measure.options import RunMode, RunOptions
-    from perf.measure.plan import Probe
 
 __all__ = ["PythonProbe", "probe_interpreters", "probe_python"]
 

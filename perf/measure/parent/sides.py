@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Literal, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, NamedTuple, Sequence
 
 from perf.errors import OutputExistsError, UsageError
 
@@ -39,6 +39,10 @@ class PythonProbe(NamedTuple):
     #: earlier runs (:data:`perf.model.metadata.CHECKED_KEYS`); None when
     #: its perf could not say
     metadata: dict[str, Any] | None
+
+
+#: runs another interpreter once: (python, worker environment) -> what it said
+Probe = Callable[[str, Mapping[str, str]], PythonProbe]
 
 
 #: what a side runs: an interpreter's workers on the script, or a program
