@@ -21,20 +21,20 @@ from perf.model.benchmark import Benchmark
 Options = Union[RunOptions, argparse.Namespace]
 
 if TYPE_CHECKING:
+    from perf.measure.child.metric import Metric
     from perf.measure.parent.saving import PartialSave
     from perf.measure.parent.schedule import Progress
     from perf.platform.lock import Holder
 
 
-def sample_printer(task: Task, unit: str | None = None) -> Callable[[str, int, float], None]:
+def sample_printer(task: Task, metric: Metric) -> Callable[[str, int, float], None]:
     """Verbose mode in a worker: one line per sample, as pyperf prints them,
-    in *unit* (``"byte"`` with --track-memory and --tracemalloc; default:
-    seconds)."""
+    in the unit of the *metric* (a time is shared out between inner loops)."""
     from perf.render.units import format_value
 
     counts: dict[str, int] = {}
-    # a peak of memory is not divided by the inner loops (a time is)
-    inner = 1 if unit == "byte" else task.inner_loops or 1
+    unit = metric.unit
+    inner = (task.inner_loops or 1) if metric.timed else 1
 
     def on_sample(kind: str, loops: int, raw: float) -> None:
         counts[kind] = counts.get(kind, 0) + 1

@@ -35,13 +35,14 @@ def run_worker(  # noqa: PLR0917 (the Runner passes what it holds)
     """Measure *task* in this process (*metadata*: the script's): send it to
     the parent, or, run in place (with a *session*), check the --append
     file first, then print the result and save it."""
+    from perf.measure.child.metric import metric_of
     from perf.measure.child.worker import run_task
     from perf.measure.protocol import send_benchmark
 
     if options.verbose or options.pipe is None:
         from perf.cli import display  # not on a quiet worker's path
     in_place = options.pipe is None
-    on_sample = display.sample_printer(task, "byte" if options.memory else "second") if options.verbose else None
+    on_sample = display.sample_printer(task, metric_of(options)) if options.verbose else None
     try:
         if session is not None:  # run in place: it writes -o/--append
             from perf.measure.parent.saving import planned_run

@@ -7,6 +7,7 @@ import io
 import pytest
 
 from perf.cli.display import ProgressLine, _format_left, sample_printer, stop_line
+from perf.measure.child.metric import get_metric
 from perf.measure.child.tasks import Task
 from perf.measure.parent.saving import PartialSave
 from perf.measure.parent.schedule import Progress
@@ -236,11 +237,14 @@ def test_format_left_just_below_a_minute(seconds):
     assert _format_left(seconds) == "1 min 00 s"
 
 
+WALL = get_metric("wall")
+
+
 # -- sample_printer -----------------------------------------------------------------
 
 
 def test_sample_printer_lines(capsys):
-    on_sample = sample_printer(Task("bench", lambda loops: 0.0))
+    on_sample = sample_printer(Task("bench", lambda loops: 0.0), WALL)
     on_sample("calibration", 1, 2e-3)
     on_sample("calibration", 10, 0.015)
     on_sample("warmup", 10, 0.012)
@@ -256,14 +260,20 @@ def test_sample_printer_lines(capsys):
 
 
 def test_sample_printer_divides_by_inner_loops(capsys):
-    on_sample = sample_printer(Task("bench", lambda loops: 0.0, inner_loops=4))
+    on_sample = sample_printer(Task("bench", lambda loops: 0.0, inner_loops=4), WALL)
     on_sample("value", 2, 8e-3)
     assert capsys.readouterr().out == "Value 1: 1.00 ms (loops: 2, raw: 8.00 ms)\n"
 
 
+def test_a_peak_of_memory_is_not_divided_by_inner_loops(capsys):
+    on_sample = sample_printer(Task("bench", lambda loops: 0.0, inner_loops=4), get_metric("track-memory"))
+    on_sample("value", 1, 8192)
+    assert capsys.readouterr().out == "Value 1: 8192 bytes (loops: 1, raw: 8192 bytes)\n"
+
+
 def test_sample_printers_count_separately(capsys):
-    first = sample_printer(Task("a", lambda loops: 0.0))
-    second = sample_printer(Task("b", lambda loops: 0.0))
+    first = sample_printer(Task("a", lambda loops: 0.0), WALL)
+    second = sample_printer(Task("b", lambda loops: 0.0), WALL)
     first("value", 1, 1.0)
     first("value", 1, 1.0)
     second("value", 1, 1.0)

@@ -3,8 +3,9 @@
 With either option the value stored for a sample is a peak memory in bytes
 instead of a duration.  :class:`PeakMemoryTracker` samples the private memory
 of the process from a daemon thread; :class:`TracemallocTracker` asks
-:mod:`tracemalloc` for the peak of the memory Python allocated.  Only imported
-when one of the options is on, so it imports little.
+:mod:`tracemalloc` for the peak of the memory Python allocated.  The two
+metrics (:mod:`perf.measure.child.metric`) are :class:`PeakMemory` and
+:class:`TracedMemory`.
 
 Must not: print, decide what is stored in a Run, or read /proc other than through SysFS.
 """
@@ -13,11 +14,15 @@ from __future__ import annotations
 
 import threading
 from types import TracebackType
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, ClassVar, Optional, Sequence
 
 from perf.errors import UsageError, WorkerError
 from perf.platform.optional import load_psutil
 from perf.platform.sysfs import DEFAULT, SysFS
+
+if TYPE_CHECKING:
+    from perf.measure.child.sampling import Samples, TimeFunction
+    from perf.measure.child.tasks import Task
 
 #: reads the current memory of the process in bytes (None when a read fails)
 MemoryReader = Callable[[], Optional[int]]
@@ -201,3 +206,49 @@ class TracemallocTracker:
             self._started = False
         if self.peak < 1 and exc_type is None:
             raise WorkerError("tracemalloc did not trace any Python memory allocation (--tracemalloc)")
+
+
+class PeakMemory:
+    """``--track-memory``: a value is the peak private memory of the
+    process during one sample (the task's own reading when it has one: a
+    program's maximum RSS)."""
+
+    name: ClassVar[str] = "track-memory"
+    unit: ClassVar[str] = "byte"
+    timed: ClassVar[bool] = False
+    witnessed: ClassVar[bool] = False
+
+    def tracker(self) -> PeakMemoryTracker | TracemallocTracker:
+        return PeakMemoryTracker()
+
+    def measure(self, time_function: TimeFunction, task: Task) -> TimeFunction:
+        if task.memory_function is not None:
+            return task.memory_function
+
+        def peak(loops: int) -> float:
+            tracker = self.tracker()
+            with tracker:
+                time_function(loops)
+            return float(max(tracker.peak, 1))
+
+        return peak
+
+    def finish(self, samples: Samples) -> Samples:
+        """Memory peaks are whole bytes: stored as integers, as pyperf does."""
+        return samples._replace(
+            values=tuple(int(value) for value in samples.values),
+            warmups=tuple((loops, int(value)) for loops, value in samples.warmups),
+        )
+
+    def command(self, command: Sequence[str]) -> list[str]:
+        return list(command)
+
+
+class TracedMemory(PeakMemory):
+    """``--tracemalloc``: a value is the peak of the memory Python allocated
+    during one sample."""
+
+    name: ClassVar[str] = "tracemalloc"
+
+    def tracker(self) -> PeakMemoryTracker | TracemallocTracker:
+        return TracemallocTracker()

@@ -1,8 +1,9 @@
 """The child side: one worker process measures one task and builds its Runs.
 
 A worker probes the clock, pins itself to the requested CPUs, drives the
-task's time function through :func:`perf.measure.child.sampling.measure` (with
-hooks, memory tracking or cProfile around each sample when asked), collects
+task's time function through :func:`perf.measure.child.sampling.measure` (as
+its metric takes values, :mod:`perf.measure.child.metric`; with hooks or
+cProfile around each sample when asked), collects
 the metadata of pyperf (doc/compatibility.rst, metadata keys) and returns a :class:`Benchmark` of
 one value run, preceded by a calibration run when this worker calibrated
 the loops (pyperf's file shape, without spending a process on it).
@@ -20,19 +21,23 @@ import datetime
 import math
 import os
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from perf.collect.python import python_has_jit
 from perf.errors import UsageError
 from perf.measure.child.calibration import TimerInfo
 from perf.measure.child.clock import DEFAULT_CLOCK, Clock, probe_timer, record_clock
 from perf.measure.child.interference import Witness
+from perf.measure.child.metric import metric_of
 from perf.measure.child.sampling import Samples, SamplingPlan, TimeFunction, measure
 from perf.measure.child.tasks import Task
 from perf.measure.environment import padding_length
 from perf.measure.options import RunOptions
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
+
+if TYPE_CHECKING:
+    from perf.measure.child.metric import Metric
 
 OnSample = Callable[[str, int, float], None]
 
@@ -43,19 +48,6 @@ def set_affinity(cpu_list: str) -> None:
 
     if not set_cpu_affinity(parse_cpu_list(cpu_list)):
         raise UsageError("--affinity: CPU affinity is not available here (install psutil)")
-
-
-def _memory_time_function(time_function: TimeFunction, options: RunOptions) -> TimeFunction:
-    """With --track-memory/--tracemalloc a "value" is the peak memory of a sample."""
-    from perf.measure.child import memory
-
-    def peak(loops: int) -> float:
-        tracker: Any = memory.TracemallocTracker() if options.tracemalloc else memory.PeakMemoryTracker()
-        with tracker:
-            time_function(loops)
-        return float(max(tracker.peak, 1))
-
-    return peak
 
 
 def _hooked(time_function: TimeFunction, hook_set: Any) -> TimeFunction:
@@ -104,21 +96,19 @@ class _Profiler:
                 os.unlink(temporary)
 
 
-def _plan(options: RunOptions, task: Task, memory: bool) -> SamplingPlan:
-    loops = 1 if memory else options.loops
+def _plan(options: RunOptions, task: Task, metric: Metric) -> SamplingPlan:
     warmups = options.warmups if isinstance(options.warmups, int) else None  # AUTO: steady-state detection
     return SamplingPlan(
         values=options.values,
         warmups=warmups,
-        loops=loops,
+        loops=options.loops if metric.timed else 1,
         min_time=options.min_time,
-        # a peak of memory is not shared out between statements
-        inner_loops=1 if memory else task.inner_loops or 1,
+        inner_loops=(task.inner_loops or 1) if metric.timed else 1,  # a peak is not shared out between statements
     )
 
 
 def _run_metadata(
-    task: Task, runner_metadata: dict[str, Any], samples: Samples, timer: TimerInfo, memory: bool
+    task: Task, runner_metadata: dict[str, Any], samples: Samples, timer: TimerInfo, metric: Metric
 ) -> dict[str, Any]:
     from perf.collect import collect_metadata
 
@@ -129,13 +119,13 @@ def _run_metadata(
     metadata["loops"] = samples.loops
     if task.inner_loops:
         metadata["inner_loops"] = task.inner_loops
-    if memory:
-        metadata["unit"] = "byte"
+    if metric.timed:
+        metadata.setdefault("unit", metric.unit)  # a script may declare another unit
+    else:
+        metadata["unit"] = metric.unit
         # how many samples the peaks come from, as pyperf records them
         metadata["warmups"] = len(samples.warmups)
         metadata["values"] = len(samples.values)
-    else:
-        metadata.setdefault("unit", "second")  # a script may declare another unit
     metadata["timer_call_cost"] = timer.call_cost
     metadata["timer_effective_resolution"] = timer.resolution
     padding = padding_length()
@@ -144,7 +134,7 @@ def _run_metadata(
     if samples.steady is not None:
         metadata["steady_state"] = samples.steady.kind
         metadata["steady_state_warmups"] = samples.steady.warmup
-    if task.overhead_function is not None and not memory and not python_has_jit():
+    if task.overhead_function is not None and metric.timed and not python_has_jit():
         # not under a JIT: a fresh empty loop runs cold there, slower than
         # the compiled loop inside the values
         metadata["loop_overhead"] = loop_overhead(task, samples.loops)
@@ -166,10 +156,8 @@ def run_task(
     read), probed so that calibration knows its cost and resolution."""
     if options.affinity:
         set_affinity(options.affinity)
-    memory = options.memory
-    time_function = task.time_function
-    if memory:
-        time_function = task.memory_function or _memory_time_function(time_function, options)
+    metric = metric_of(options)
+    time_function = metric.measure(task.time_function, task)
     hook_set = None
     if options.hook:
         from perf.measure.hook_set import HookSet
@@ -180,20 +168,19 @@ def run_task(
     if profiler is not None:
         time_function = profiler.wrap(time_function)
 
-    witness = Witness(enabled=not memory)
+    witness = Witness(enabled=metric.witnessed)
     time_function = witness.wrap(time_function)
 
     timer = probe_timer(clock)
     date = datetime.datetime.now().isoformat(" ")
     start = time.monotonic()
     witness.run_probe()
-    samples = measure(time_function, _plan(options, task, memory), timer, on_sample)
+    samples = measure(time_function, _plan(options, task, metric), timer, on_sample)
     witness.run_probe()
     duration = time.monotonic() - start
-    if memory:
-        samples = _in_bytes(samples)
+    samples = metric.finish(samples)
 
-    metadata = _run_metadata(task, runner_metadata or {}, samples, timer, memory)
+    metadata = _run_metadata(task, runner_metadata or {}, samples, timer, metric)
     record_clock(metadata, options.clock)  # --clock cpu: clock and timer
     metadata.update(witness.metadata(len(samples.values)))
     metadata["date"] = date
@@ -220,14 +207,6 @@ def loop_overhead(task: Task, loops: int) -> float:
     empty_loops = max(1, loops // OVERHEAD_LOOPS_DIVISOR)
     raw = task.overhead_function(empty_loops)
     return max(raw, 0.0) / (empty_loops * (task.inner_loops or 1))
-
-
-def _in_bytes(samples: Samples) -> Samples:
-    """Memory peaks are whole bytes: store them as integers, as pyperf does."""
-    return samples._replace(
-        values=tuple(int(value) for value in samples.values),
-        warmups=tuple((loops, int(value)) for loops, value in samples.warmups),
-    )
 
 
 def _runs(samples: Samples, metadata: dict[str, Any]) -> list[Run]:

@@ -98,6 +98,7 @@ class ResultWriter:
         interpreter, host...); *collected*: the metadata the side's workers
         collect."""
         from perf.measure.child.clock import record_clock
+        from perf.measure.child.metric import metric_of
         from perf.model.metadata import CHECKED_KEYS, DEFAULT_UNIT
         from perf.model.run import Run
 
@@ -116,8 +117,9 @@ class ResultWriter:
         metadata.pop("inner_loops", None)
         if inner_loops:
             metadata["inner_loops"] = inner_loops
-        if self.options.memory:
-            metadata["unit"] = "byte"
+        metric = metric_of(self.options)
+        if not metric.timed:
+            metadata["unit"] = metric.unit
         metadata.setdefault("unit", DEFAULT_UNIT)
         record_clock(metadata, self.options.clock)  # as the worker records it
         try:

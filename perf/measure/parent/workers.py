@@ -24,6 +24,7 @@ import time
 from typing import Callable, NamedTuple
 
 from perf.errors import WorkerError, WorkerTimeoutError
+from perf.measure.child.metric import metric_of
 from perf.measure.environment import random_padding, runner_environment
 from perf.measure.parent.sides import Side
 from perf.measure.protocol import LIST_ARGUMENT, decode_benchmark, decode_names, with_stderr, worker_arguments
@@ -212,7 +213,7 @@ class WorkerLauncher:
             self.extend_command(command)
         if self.side.kind == "program":
             command += ["--", *self.side.program]
-        return command
+        return metric_of(self.options).command(command)  # a metric may run its workers under a program
 
     def run(self, command: list[str], pipe: tuple[int, int], what: str) -> tuple[bytes, bytes, float]:
         """:func:`run_process` for a worker of this side."""

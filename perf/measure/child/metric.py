@@ -1,0 +1,102 @@
+"""What a worker measures: one small interface, one implementation per metric.
+
+A :class:`Metric` says how a worker takes a value from a task (it wraps
+the task's time function), in which unit the values are stored, whether
+the loops are calibrated and a value shared out between inner loops,
+whether the busy-machine evidence (CPU share, probe) applies, and how the
+worker's command line is wrapped (:meth:`Metric.command`: a metric that
+runs workers under another program says so there).  The implementations
+are :class:`WallTime` and :class:`CpuTime` here, :class:`PeakMemory` and
+:class:`TracedMemory` in :mod:`perf.measure.child.memory`;
+:data:`METRICS` registers them (``module:class``, imported when a run
+asks for it: a worker's start-up stays short) and :func:`metric_of` picks
+the one of a run's options.  A new metric is a module with a class of
+this shape and a line in :data:`METRICS` (doc/architecture.rst).  How a unit is shown is
+:mod:`perf.render.units`'s, by the unit's name.
+
+Must not: print, exit, or import the parent side.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Mapping, Sequence
+
+if TYPE_CHECKING:  # a worker does not pay for a Protocol class at start-up
+    from typing import Protocol
+
+    from perf.measure.child.sampling import Samples, TimeFunction
+    from perf.measure.child.tasks import Task
+    from perf.measure.options import RunOptions
+
+    class Metric(Protocol):
+        """How a worker measures a task, and what its values are."""
+
+        #: the name of the metric (its key in :data:`METRICS`)
+        name: ClassVar[str]
+        #: the unit of the stored values (``unit`` metadata; :mod:`perf.render.units` shows it)
+        unit: ClassVar[str]
+        #: loops are calibrated and a value is shared out between inner loops
+        #: (a time); otherwise one loop per value, not divided (a peak)
+        timed: ClassVar[bool]
+        #: the worker records the busy-machine evidence (CPU share, probe) and
+        #: the analysis may correct with it
+        witnessed: ClassVar[bool]
+
+        def measure(self, time_function: TimeFunction, task: Task) -> TimeFunction:
+            """The function that takes one value of *task* (``loops -> value``)."""
+
+        def finish(self, samples: Samples) -> Samples:
+            """The samples as they are stored."""
+
+        def command(self, command: Sequence[str]) -> list[str]:
+            """The command line that starts a worker of this metric."""
+
+
+class WallTime:
+    """The wall clock (``--clock wall``, the default): the task's own time function."""
+
+    name: ClassVar[str] = "wall"
+    unit: ClassVar[str] = "second"
+    timed: ClassVar[bool] = True
+    witnessed: ClassVar[bool] = True
+
+    def measure(self, time_function: TimeFunction, task: Task) -> TimeFunction:
+        return time_function
+
+    def finish(self, samples: Samples) -> Samples:
+        return samples
+
+    def command(self, command: Sequence[str]) -> list[str]:
+        return list(command)
+
+
+class CpuTime(WallTime):
+    """The CPU time of the worker's thread (``--clock cpu``): the task's
+    time functions read that clock (:mod:`perf.measure.child.clock`)."""
+
+    name: ClassVar[str] = "cpu"
+
+
+#: every metric: its name -> the class that implements it (``module:class``)
+METRICS: Mapping[str, str] = {
+    "wall": "perf.measure.child.metric:WallTime",
+    "cpu": "perf.measure.child.metric:CpuTime",
+    "track-memory": "perf.measure.child.memory:PeakMemory",
+    "tracemalloc": "perf.measure.child.memory:TracedMemory",
+}
+
+
+def get_metric(name: str) -> Metric:
+    """The metric registered as *name*."""
+    import importlib
+
+    module, _, cls = METRICS[name].partition(":")
+    metric: Metric = getattr(importlib.import_module(module), cls)()
+    return metric
+
+
+def metric_of(options: RunOptions) -> Metric:
+    """The metric a run's *options* ask for."""
+    if options.tracemalloc:
+        return get_metric("tracemalloc")
+    return get_metric("track-memory" if options.track_memory else options.clock)
