@@ -54,19 +54,18 @@ import tempfile
 import time
 from typing import Any, Callable, NamedTuple, Sequence
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, ROOT)
+from kit import ROOT
+from kit.run import perf_env
+from kit.stats import ALPHA, icc, mann_whitney_p, pyperf_test
+from kit.stats import mc_rate as rate
 
-import perf.analysis  # noqa: E402
-from perf.analysis import compare  # noqa: E402
-from perf.analysis.distributions import normal_cdf  # noqa: E402
-from perf.analysis.statistics import mean, stdev, variance, variance_components  # noqa: E402
-from perf.analysis.student_t_quantile import student_t_ppf  # noqa: E402
-from perf.storage.files import load_benchmark  # noqa: E402
+import perf.analysis
+from perf.analysis import compare
+from perf.analysis.statistics import mean, stdev
+from perf.analysis.student_t_quantile import student_t_ppf
+from perf.storage.files import load_benchmark
 
 STATEMENT = "sorted(range(1000))"
-ALPHA = 0.05
 DIFFERENCE_VERDICTS = (compare.SLOWER, compare.FASTER, compare.SMALL_CHANGE)
 BEYOND_MARGIN_VERDICTS = (compare.SLOWER, compare.FASTER)
 COVERAGE = "coverage: 95 % CI of the ratio contains 1"
@@ -75,12 +74,6 @@ BUDGETS = (("perf default 24x2", 24, 2), ("pyperf default 20x3", 20, 3))
 
 
 # --- recording -----------------------------------------------------------
-
-
-def run_env() -> dict[str, str]:
-    """Environment in which ``python -m perf`` is this repository's perf."""
-    path = os.environ.get("PYTHONPATH")
-    return dict(os.environ, PYTHONPATH=ROOT if not path else ROOT + os.pathsep + path)
 
 
 def timeit_command(
@@ -102,8 +95,9 @@ def record_chunk(command: list[str], attempts: int = 3) -> None:
     """Run one perf invocation; retry a failed one (the source tree may be
     mid-edit when other people work in it: perf then fails to import)."""
     for attempt in range(1, attempts + 1):
+        env = perf_env(inherit_path=True)
         process = subprocess.run(
-            command, cwd=ROOT, env=run_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False
+            command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False
         )
         if process.returncode == 0:
             return
@@ -165,13 +159,6 @@ def load_pool(path: str, chunk: int) -> Pool:
     return Pool(values, chunks, loops, round(mean(warmups)), benchmark.get_name(), (str(dates[0]), str(dates[1])))
 
 
-def icc(groups: Sequence[Sequence[float]]) -> tuple[float, float, float]:
-    """(between SD, within SD, ICC), variance components of values by process."""
-    between, within = variance_components(groups)
-    total = between + within
-    return math.sqrt(between), math.sqrt(within), between / total if total else 0.0
-
-
 def describe_pool(pool: Pool, path: str, values_per_process: Sequence[int]) -> None:
     n = len(pool.values)
     counts = sorted({len(values) for values in pool.values})
@@ -217,50 +204,6 @@ def describe_drift(pool: Pool) -> None:
 
 
 # --- tests ---------------------------------------------------------------
-
-
-def pooled_t_local(sample1: Sequence[float], sample2: Sequence[float]) -> tuple[bool, float]:
-    """pyperf's test: two-sample Student t on the pooled values, equal sizes."""
-    n = len(sample1)
-    pooled = ((n - 1) * variance(sample1) + (n - 1) * variance(sample2)) / (2 * n - 2)
-    t_score = (mean(sample1) - mean(sample2)) / math.sqrt(pooled * 2 / n)
-    return abs(t_score) >= student_t_ppf(1 - ALPHA / 2, 2 * n - 2), t_score
-
-
-def pyperf_test() -> tuple[Callable[[Sequence[float], Sequence[float]], tuple[bool, float]], str]:
-    try:
-        import pyperf
-        from pyperf._utils import is_significant
-    except ImportError:
-        return pooled_t_local, "local pooled Student t (pyperf's formula; pyperf not importable)"
-    return is_significant, f"pyperf._utils.is_significant (pyperf {pyperf.__version__})"
-
-
-def mann_whitney_p(sample1: Sequence[float], sample2: Sequence[float]) -> float:
-    """Two-sided p of the Mann-Whitney U test: normal approximation with tie
-    and continuity corrections."""
-    n1, n2 = len(sample1), len(sample2)
-    ordered = sorted([(value, 0) for value in sample1] + [(value, 1) for value in sample2])
-    ranks = [0.0] * len(ordered)
-    ties = 0.0
-    index = 0
-    while index < len(ordered):
-        end = index
-        while end + 1 < len(ordered) and ordered[end + 1][0] == ordered[index][0]:
-            end += 1
-        for position in range(index, end + 1):
-            ranks[position] = (index + end) / 2 + 1
-        size = end - index + 1
-        ties += size**3 - size
-        index = end + 1
-    rank_sum = sum(rank for rank, (_, side) in zip(ranks, ordered) if side == 0)
-    u = rank_sum - n1 * (n1 + 1) / 2
-    total = n1 + n2
-    sigma = math.sqrt(n1 * n2 / 12 * ((total + 1) - ties / (total * (total - 1))))
-    if sigma == 0:
-        return 1.0
-    z = max(abs(u - n1 * n2 / 2) - 0.5, 0) / sigma
-    return 2 * (1 - normal_cdf(z))
 
 
 def paired_t(means_a: Sequence[float], means_b: Sequence[float]) -> bool:
@@ -443,13 +386,6 @@ class Tally:
         self.covers += outcome.covers
         for label, claim in outcome.claims.items():
             self.claims[label] = self.claims.get(label, 0) + claim
-
-
-def rate(count: int, total: int) -> str:
-    if not total:
-        return "n/a"
-    p = count / total
-    return f"{100 * p:5.1f} % +- {100 * math.sqrt(p * (1 - p) / total):.1f}"
 
 
 def whole_run_pairs(pool: Pool, n: int, k: int) -> tuple[list[tuple[list[int], list[int]]], ...]:

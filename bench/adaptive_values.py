@@ -106,25 +106,21 @@ import tempfile
 import time
 from typing import NamedTuple, Sequence
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from kit import ROOT
+from kit.results import print_table
+from kit.run import perf_env, retried, run_logged, uptime
+from kit.stats import raw_time
+from kit.tools import shuffled_rounds
 
-from aa_compare import ROOT, run_env  # noqa: E402
-from drift_compare import print_table, run_logged  # noqa: E402
-from power_interleave import uptime  # noqa: E402
-from runner_budget import _raw_time  # noqa: E402
-
-from perf.analysis.intervals import mean_interval  # noqa: E402
-from perf.analysis.statistics import mean, median, percentile, variance_components  # noqa: E402
-from perf.measure.options import DEFAULT_BUDGET  # noqa: E402
-from perf.measure.parent.allocation import MAX_VALUES, MIN_VALUES, PILOT_PROCESSES  # noqa: E402
-from perf.storage.files import load_benchmark  # noqa: E402
+from perf.analysis.intervals import mean_interval
+from perf.analysis.statistics import mean, median, percentile, variance_components
+from perf.measure.options import DEFAULT_BUDGET
+from perf.measure.parent.allocation import MAX_VALUES, MIN_VALUES, PILOT_PROCESSES
+from perf.storage.files import load_benchmark
 
 FIXED = "fixed"
 ADAPTIVE = "adaptive"
 ARMS = {FIXED: [], ADAPTIVE: ["--adaptive-values"]}
-#: a perf invocation that takes longer is killed (and retried)
-PERF_TIMEOUT = 600.0
 #: one line of JSON per finished run, in the result folder (read back by --analyse)
 RUNS_FILE = "runs.jsonl"
 
@@ -202,18 +198,18 @@ def run_perf(args: argparse.Namespace, command: list[str], log_path: str) -> flo
     """Run one perf invocation; its wall time, or None when every attempt
     failed.  A failed attempt is retried after a pause."""
     output = command[command.index("-o") + 1]
-    for attempt in range(1, args.attempts + 1):
+    walls = []
+
+    def attempt() -> str | None:
         if os.path.exists(output):
             os.unlink(output)
         with open(log_path, "a") as log:
             start = time.perf_counter()
             failure = run_logged([command], log, die_with_us=False)
-            wall = time.perf_counter() - start
-        if failure is None:
-            return wall
-        print(f"  perf failed ({failure}, attempt {attempt}/{args.attempts}), see {log_path}", flush=True)
-        time.sleep(5)
-    return None
+            walls.append(time.perf_counter() - start)
+        return failure
+
+    return walls[-1] if retried(attempt, args.attempts, log_path) else None
 
 
 def check_worker_import(args: argparse.Namespace, folder: str) -> str:
@@ -222,19 +218,15 @@ def check_worker_import(args: argparse.Namespace, folder: str) -> str:
     marker = os.path.join(folder, "worker_perf_path.txt")
     setup = f"import perf; open({marker!r}, 'w').write(perf.__file__)"
     command = [args.python, "-m", "perf", "timeit", "-q", "-p", "1", "-n", "1", "-w", "0", "-l", "1", "-s", setup]
-    subprocess.run([*command, "pass"], check=True, cwd=ROOT, env=run_env(), stdout=subprocess.DEVNULL)
+    subprocess.run([*command, "pass"], check=True, cwd=ROOT, env=perf_env(inherit_path=True), stdout=subprocess.DEVNULL)
     with open(marker) as file:
         return file.read()
 
 
 def schedule(args: argparse.Namespace, workloads: Sequence[Workload]) -> list[tuple[int, Workload, str]]:
-    rng = random.Random(args.seed)
-    tasks = []
-    for index in range(args.repetitions):
-        cells = [(index + 1, workload, arm) for workload in workloads for arm in ARMS]
-        rng.shuffle(cells)
-        tasks.extend(cells)
-    return tasks
+    cells = [(workload, arm) for workload in workloads for arm in ARMS]
+    rounds = shuffled_rounds(cells, args.repetitions, random.Random(args.seed))
+    return [(number, workload, arm) for number, order in enumerate(rounds, 1) for workload, arm in order]
 
 
 # --- analysis -------------------------------------------------------------
@@ -270,7 +262,7 @@ def analyse(workload: Workload, arm: str, path: str, *, number: int, wall: float
         between=between,
         within=within,
         value_cost=value_cost,
-        overhead=(wall - _raw_time(benchmark)) / len(runs),
+        overhead=(wall - raw_time(benchmark)) / len(runs),
         warmups=mean([len(run.warmups) for run in runs]),
         load=load,
     )
@@ -428,7 +420,7 @@ def summarize(workloads: Sequence[Workload], results: Sequence[Result], args: ar
         )
     print()
     header = ["workload", "arm", "runs", "p x k", "median h", "median T (s)", "median eff", "s for +-1 %", "pooled eff"]
-    print_table(header, rows)
+    print_table(header, rows, left=2)
     print()
     print("Adaptive / fixed (efficiency = 1 / (h^2 T); > 1: adaptive buys more precision per second):")
     width = max(len(item[0]) for item in verdicts) if verdicts else 0

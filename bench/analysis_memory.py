@@ -4,7 +4,7 @@ Usage: python bench/analysis_memory.py [--size 50] [--benchmarks 200] [--command
        [--no-tracemalloc]
 
 Writes a result file of about SIZE MB in a temporary folder (the suite of
-``bench/load_time.py``: B benchmarks, each with a loop calibration run and
+``bench/load_time.py``, ``kit.synthetic.build_suite``: B benchmarks, each with a loop calibration run and
 as many worker processes x 3 values as it takes, per-run and suite metadata
 as a real run has), then runs each command on it with perf and with pyperf:
 
@@ -40,11 +40,8 @@ import subprocess
 import sys
 import tempfile
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(BENCH)
-sys.path.insert(0, BENCH)
-
-from analysis_speed import Failed, child_env  # noqa: E402
+from kit import BENCH
+from kit.run import CommandFailed, perf_env, timed
 
 TOOLS = ("perf", "pyperf")
 TARGET_RATIO = 3.0
@@ -75,23 +72,11 @@ print(peak)
 """
 
 
-def max_rss(argv: list[str], env: dict[str, str]) -> int:
-    """Maximum resident set size of a command, in bytes."""
-    with tempfile.TemporaryFile() as stderr:
-        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
-        _pid, status, usage = os.wait4(process.pid, 0)
-        if os.waitstatus_to_exitcode(status):
-            stderr.seek(0)
-            lines = stderr.read().decode(errors="replace").strip().splitlines() or ["(no stderr)"]
-            raise Failed(lines[-1])
-    return usage.ru_maxrss * 1024  # kilobytes on Linux
-
-
 def tracemalloc_peak(python: str, tool: str, argv: list[str], env: dict[str, str]) -> int:
     result = subprocess.run([python, "-c", TRACEMALLOC_CODE, tool, *argv], capture_output=True, env=env, check=False)
     if result.returncode:
         lines = result.stderr.decode(errors="replace").strip().splitlines() or ["(no stderr)"]
-        raise Failed(lines[-1])
+        raise CommandFailed(lines[-1])
     return int(result.stdout)
 
 
@@ -99,7 +84,7 @@ def tracemalloc_peak(python: str, tool: str, argv: list[str], env: dict[str, str
 #: from the size of a 20-process suite
 WRITE_CODE = """
 import os, sys
-from load_time import build_suite
+from kit.synthetic import build_suite
 path, size, benchmarks = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
 processes = 20
 for _ in range(3):
@@ -114,7 +99,7 @@ for _ in range(3):
 def write_file(path: str, size_mb: float, benchmarks: int) -> None:
     """Write the file in another process: a child's maximum RSS starts at
     its parent's RSS (Linux counts the parent's pages until exec)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([BENCH, ROOT]))
+    env = perf_env(BENCH)
     subprocess.run([sys.executable, "-c", WRITE_CODE, path, str(size_mb), str(benchmarks)], env=env, check=True)
 
 
@@ -126,7 +111,7 @@ def main() -> None:
     parser.add_argument("--command", action="append", help="only this command (repeatable): show, stats...")
     parser.add_argument("--no-tracemalloc", action="store_true", help="measure the RSS only (faster)")
     args = parser.parse_args()
-    env = child_env()
+    env = dict(perf_env(bytecode=True), COLUMNS="80", LINES="25")
     with tempfile.TemporaryDirectory() as tmp:
         big = os.path.join(tmp, "big.json")
         small = os.path.join(tmp, "small.json")
@@ -150,8 +135,8 @@ def main() -> None:
                 texts = []
                 try:
                     argv = [arg.format(big) for arg in template]
-                    peak = max_rss([args.python, "-m", tool, *argv], env)
-                    baseline = max_rss([args.python, "-m", tool, *(arg.format(small) for arg in template)], env)
+                    peak = timed([args.python, "-m", tool, *argv], env).max_rss
+                    baseline = timed([args.python, "-m", tool, *(arg.format(small) for arg in template)], env).max_rss
                     data = peak - baseline
                     texts = [f"{peak / 1e6:7.1f}", f"{baseline / 1e6:7.1f}", f"{data / 1e6:7.1f} ({data / size:4.2f}x)"]
                     if args.no_tracemalloc:
@@ -159,7 +144,7 @@ def main() -> None:
                     else:
                         traced = tracemalloc_peak(args.python, tool, argv, env)
                         texts.append(f"{traced / 1e6:7.1f} ({traced / size:4.2f}x)")
-                except Failed as exc:
+                except CommandFailed as exc:
                     errors.append(f"{tool} {name}: failed, {exc}")
                     texts += ["n/a"] * (4 - len(texts))
                 print(f"{name:12} {tool:7} {texts[0]:>9} {texts[1]:>9} {texts[2]:>17} {texts[3]:>17}", flush=True)

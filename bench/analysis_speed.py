@@ -3,7 +3,7 @@
 Usage: python bench/analysis_speed.py [--benchmarks 200] [--processes 20] [-n 15]
        [--command NAME ...] [--no-site]
 
-Writes two suites built by ``bench/load_time.py`` (B benchmarks x P worker
+Writes two suites built like ``bench/load_time.py``'s (B benchmarks x P worker
 processes x 3 values, one warmup per run, a loop calibration run per
 benchmark, per-run and suite metadata as a real run has: 1.35 MB each for
 200 x 20): ``ref.json`` and ``changed.json`` (other figures, same names).
@@ -44,45 +44,26 @@ import argparse
 import os
 import site
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(BENCH)
-sys.path.insert(0, BENCH)
-
-from load_time import build_suite  # noqa: E402
+from kit.run import CommandFailed, perf_env, timed
+from kit.synthetic import build_suite
 
 TOOLS = ("perf", "pyperf")
 TARGET_RATIO = 0.25
 
 
 def child_env(no_site: bool = False) -> dict[str, str]:
-    path = [ROOT, *site.getsitepackages()] if no_site else [ROOT]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), COLUMNS="80", LINES="25")
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
-
-
-class Failed(Exception):
-    pass
+    """perf from this tree (with *no_site*, the site-packages too), .pyc files written."""
+    paths = site.getsitepackages() if no_site else []
+    return dict(perf_env(*paths, bytecode=True), COLUMNS="80", LINES="25")
 
 
 def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall-clock and CPU (user + system) seconds of one command."""
-    with tempfile.TemporaryFile() as stderr:
-        start = time.perf_counter()
-        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
-        _pid, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
-        if process.returncode:
-            stderr.seek(0)
-            lines = stderr.read().decode(errors="replace").strip().splitlines() or ["(no stderr)"]
-            raise Failed(f"exit status {process.returncode}: {lines[-1]}")
-    return wall, usage.ru_utime + usage.ru_stime
+    usage = timed(argv, env)
+    return usage.wall, usage.cpu
 
 
 def main() -> None:
@@ -122,7 +103,7 @@ def main() -> None:
         for case in cases:  # untimed: page cache, .pyc files, and does it work?
             try:
                 run_once(argvs[case], env)
-            except Failed as exc:
+            except CommandFailed as exc:
                 errors[case] = str(exc)
         figures: dict[tuple[str, str], list[tuple[float, float]]] = {case: [] for case in cases}
         for repetition in range(args.n):

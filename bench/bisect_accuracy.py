@@ -34,57 +34,23 @@ to bisect (default: its own, 20 minutes).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import random
 import shlex
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from busy_compare import load_main
 from example_repo import build_example_repo
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from kit.load import Load, busy_share
+from kit.run import perf_env
 
 #: seconds of an idle or busy phase of the load
 PHASE = (1.0, 6.0)
 #: targets of issue 22
 TARGET_RIGHT, TARGET_MEDIAN = 0.9, 600.0
-
-
-def start_load(kind: str, seed: int, log_path: str, script: str = __file__) -> subprocess.Popen[bytes] | None:
-    """Run *script*'s ``load`` command (this one's by default) in its own
-    process group."""
-    if kind == "none":
-        return None
-    command = [sys.executable, os.path.abspath(script), "load", kind, str(seed), log_path]
-    return subprocess.Popen(command, start_new_session=True)  # its own group: stopped with its children
-
-
-def stop_load(load: subprocess.Popen[bytes] | None) -> None:
-    if load is None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(load.pid, signal.SIGTERM)
-    load.wait()
-
-
-def busy_share(log_path: str, start: float, end: float) -> float | None:
-    """The share of [start, end] during which the load was busy."""
-    if not os.path.exists(log_path) or end <= start:
-        return None
-    busy = 0.0
-    with open(log_path) as log:
-        for line in log:
-            phase = json.loads(line)
-            busy += max(0.0, min(end, phase["start"] + phase["seconds"]) - max(start, phase["start"]))
-    return busy / (end - start)
 
 
 def regression_points(trials: int, commits: int, seed: int) -> list[int]:
@@ -104,15 +70,10 @@ def run_trial(number: int, regression: int, args: argparse.Namespace, folder: st
     command = [sys.executable, "-m", "perf", "bisect", repo.commits[0], repo.commits[-1], "--repo", path]
     command += ["--json", output] + (["--budget", args.budget] if args.budget else [])
     command += ["--", "bench.py", *shlex.split(args.args)]
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    env.setdefault("PERF_LOCK_DIR", tempfile.mkdtemp(prefix="perf-lock-"))
     log_path = os.path.join(folder, f"load-{number}.jsonl")
-    load = start_load(args.load, args.seed * 1000 + number, log_path)
-    start_wall, start = time.time(), time.monotonic()
-    try:
-        completed = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
-    finally:
-        stop_load(load)
+    with Load(args.load, args.seed * 1000 + number, log_path, PHASE):
+        start_wall, start = time.time(), time.monotonic()
+        completed = subprocess.run(command, capture_output=True, text=True, check=False, env=perf_env(lock="own"))
     elapsed = time.monotonic() - start
     if completed.returncode not in (0, 1) or not os.path.exists(output):
         sys.stderr.write(completed.stdout + completed.stderr)
@@ -177,9 +138,6 @@ def print_totals(results: list[dict[str, object]]) -> None:
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["load"]:
-        load_main(sys.argv[2], int(sys.argv[3]), sys.argv[4], PHASE)  # busy_compare's load, 1-6 s phases
-        return
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--trials", type=int, default=10)
     parser.add_argument("--commits", type=int, default=30)

@@ -53,42 +53,18 @@ import argparse
 import json
 import math
 import os
-import random
 import subprocess
 import sys
-import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from kit import BENCH
+from kit.load import Load, kinds_during
+from kit.run import perf_env
+from kit.stats import clopper_pearson, pyperf_test
 
 SIDES = {"A": 100, "B3": 103, "B10": 110}
 CYCLE = ("A", "A", "B3", "B10")
 MODES = ("fast", "default")
-
-SPIN = "import time\nend = time.monotonic() + float(__import__('sys').argv[1])\nwhile time.monotonic() < end: pass\n"
-STREAM = (
-    "import time, sys\nend = time.monotonic() + float(sys.argv[1])\n"
-    "a = bytearray(64 << 20); b = bytearray(64 << 20)\n"
-    "while time.monotonic() < end: b[:] = a; a[:] = b\n"
-)
-
-
-def load_main(kind: str, seed: int, log_path: str, phases: tuple[float, float] = (2.0, 6.0)) -> None:
-    """The background load: idle, then busy, each *phases* seconds (2-6 s), forever."""
-    rng = random.Random(seed)
-    cpus = os.cpu_count() or 2
-    with open(log_path, "a") as log:
-        while True:
-            time.sleep(rng.uniform(*phases))
-            phase = rng.choice(["cpu", "memory"]) if kind == "mixed" else kind
-            busy = rng.uniform(*phases)
-            log.write(json.dumps({"start": time.time(), "kind": phase, "seconds": busy}) + "\n")
-            log.flush()
-            code, count = (SPIN, cpus) if phase == "cpu" else (STREAM, 1)
-            children = [subprocess.Popen([sys.executable, "-c", code, str(busy)]) for _ in range(count)]
-            for child in children:
-                child.wait()
 
 
 def record_one(folder: str, index: int, mode: str, side: str, env: dict[str, str]) -> dict[str, object]:
@@ -118,62 +94,25 @@ def read_manifest(folder: str) -> list[dict[str, object]]:
 
 def record(args: argparse.Namespace) -> None:
     os.makedirs(args.folder, exist_ok=True)
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    if args.study:
-        site = {"candidates": "probe_study_site", "baseline": "probe_baseline_site"}[args.study]
-        env["PYTHONPATH"] += os.pathsep + os.path.join(ROOT, "bench", site)
-    env.setdefault("PERF_LOCK_DIR", tempfile.mkdtemp(prefix="perf-lock-"))
-    load = None
-    if args.load != "none":
-        load = subprocess.Popen(
-            [sys.executable, __file__, "load", args.load, str(args.seed), os.path.join(args.folder, "load.jsonl")]
-        )
+    sites = {"candidates": "probe_study_site", "baseline": "probe_baseline_site"}
+    env = perf_env(*([os.path.join(BENCH, sites[args.study])] if args.study else []), lock="own")
     manifest_path = os.path.join(args.folder, "manifest.jsonl")
     earlier = read_manifest(args.folder) if os.path.exists(manifest_path) else []
     index = len(earlier)
     first_cycle = max((int(entry["cycle"]) for entry in earlier), default=-1) + 1  # --cycles N more
-    try:
-        with open(manifest_path, "a") as manifest:
-            for cycle in range(first_cycle, first_cycle + args.cycles):
-                for mode in MODES:
-                    for side in CYCLE:
-                        entry = record_one(args.folder, index, mode, side, env)
-                        entry.update(cycle=cycle, load=args.load)
-                        manifest.write(json.dumps(entry) + "\n")
-                        manifest.flush()
-                        index += 1
-                print(f"cycle {cycle + 1 - first_cycle}/{args.cycles} done", flush=True)
-    finally:
-        if load is not None:
-            load.terminate()
+    with Load(args.load, args.seed, os.path.join(args.folder, "load.jsonl")), open(manifest_path, "a") as manifest:
+        for cycle in range(first_cycle, first_cycle + args.cycles):
+            for mode in MODES:
+                for side in CYCLE:
+                    entry = record_one(args.folder, index, mode, side, env)
+                    entry.update(cycle=cycle, load=args.load)
+                    manifest.write(json.dumps(entry) + "\n")
+                    manifest.flush()
+                    index += 1
+            print(f"cycle {cycle + 1 - first_cycle}/{args.cycles} done", flush=True)
 
 
 # -- analysis ------------------------------------------------------------------------
-
-
-def _binomial_interval(hits: int, total: int) -> tuple[float, float]:
-    """Exact 95 % interval by bisection on the binomial tails."""
-
-    def tail_at_least(p: float) -> float:
-        return sum(math.comb(total, k) * p**k * (1 - p) ** (total - k) for k in range(hits, total + 1))
-
-    def tail_at_most(p: float) -> float:
-        return sum(math.comb(total, k) * p**k * (1 - p) ** (total - k) for k in range(0, hits + 1))
-
-    def solve(function, target: float, increasing: bool) -> float:
-        low, high = 0.0, 1.0
-        for _ in range(60):
-            middle = (low + high) / 2
-            value = function(middle)
-            if (value < target) == increasing:
-                low = middle
-            else:
-                high = middle
-        return (low + high) / 2
-
-    low = 0.0 if hits == 0 else solve(tail_at_least, 0.025, True)
-    high = 1.0 if hits == total else solve(tail_at_most, 0.025, False)
-    return low, high
 
 
 #: (id of the first benchmark, id of the second) -> (start, end) of the pair
@@ -186,16 +125,7 @@ def load_kinds(folders: list[str], reference, changed) -> str:
     span = SPANS.get((id(reference), id(changed))) or SPANS.get((id(changed), id(reference)))
     if span is None:
         return "?"
-    kinds = set()
-    for folder in folders:
-        path = os.path.join(folder, "load.jsonl")
-        if not os.path.exists(path):
-            continue
-        with open(path) as log:
-            for line in log:
-                phase = json.loads(line)
-                if phase["start"] < span[1] and phase["start"] + phase["seconds"] > span[0]:
-                    kinds.add(phase["kind"])
+    kinds = kinds_during([os.path.join(folder, "load.jsonl") for folder in folders], *span)
     return "both" if len(kinds) == 2 else (kinds.pop() if kinds else "idle")
 
 
@@ -323,11 +253,9 @@ def probe_comparison(reference, changed):
 def method_pyperf(reference, changed):
     """pyperf 2.10's compare_to: a t-test on all values (run the analysis
     with an interpreter that has pyperf to see this row)."""
-    from pyperf._utils import is_significant
-
     from perf.analysis import compare
 
-    significant, _score = is_significant(reference.get_values(), changed.get_values())
+    significant, _score = pyperf_test()[0](reference.get_values(), changed.get_values())
     ratio = changed.mean() / reference.mean()
     verdict = (compare.SLOWER if ratio > 1 else compare.FASTER) if significant else compare.INCONCLUSIVE
     return compare.Comparison(ratio, ratio, ratio, 0.95, verdict, 0, 0, math.nan)
@@ -477,7 +405,7 @@ def analyze(args: argparse.Namespace) -> None:
                     hits = sum(1 for comparison in claimed if comparison.ratio > 1)
                     wrong += sum(1 for comparison in claimed if comparison.ratio < 1)
                     total_ab += len(verdicts)
-                low, high = _binomial_interval(hits, len(verdicts)) if verdicts else (0.0, 0.0)
+                low, high = clopper_pearson(hits, len(verdicts)) if verdicts else (0.0, 0.0)
                 share = hits / len(verdicts) if verdicts else 0.0
                 cells.append(f"{hits}/{len(verdicts)} {share:5.1%} [{low:.0%}-{high:.0%}]")
             wrong_text = f"{wrong}/{total_ab}"
@@ -485,10 +413,6 @@ def analyze(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "load":  # load KIND SEED LOG [SHORTEST LONGEST]
-        phases = (float(sys.argv[5]), float(sys.argv[6])) if len(sys.argv) > 6 else (2.0, 6.0)
-        load_main(sys.argv[2], int(sys.argv[3]), sys.argv[4], phases)
-        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     recorder = commands.add_parser("record")

@@ -32,8 +32,8 @@ import sys
 import tempfile
 import textwrap
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from kit import ROOT
+from kit.run import perf_env
 
 COLD_MODULE = """
 import time
@@ -63,8 +63,7 @@ WARM = "import timeit, coldmod; coldmod.work(); print(min(timeit.repeat(coldmod.
 
 
 def _run(command: list[str], folder: str, root: str = ROOT) -> str:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, folder]))
-    env.setdefault("PERF_LOCK_DIR", folder)
+    env = perf_env(folder, tree=root, lock=folder)
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stdout}\n{done.stderr}")

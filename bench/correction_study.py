@@ -12,8 +12,9 @@ statement (they alternate from cycle to cycle), records the reference and
 the changed interpreter separately (their order alternates), then the
 interleaved run.  The loads:
 
-* ``cpu``: bench/busy_compare.py's (busy and idle phases of 2-6 s; a busy
-  phase spins both CPUs or copies 64 MB buffers);
+* ``cpu``: bench/kit/load.py's ``mixed`` load, bench/busy_compare.py's
+  (busy and idle phases of 2-6 s; a busy phase spins both CPUs or copies
+  64 MB buffers);
 * ``jobs``: a real mix of other benchmark jobs, pyperformance benchmarks
   (pyperf) run one after another, forever;
 * ``heavy``: two such benchmark streams at once, plus a memory-heavy job
@@ -43,74 +44,18 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import random
-import signal
 import subprocess
-import sys
-import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kit.load import Load
+from kit.run import perf_env
+from kit.tools import python_path
 
 STATEMENTS = {"sorted": "sorted(range(1000))", "join": "'-'.join(map(str, range(100)))"}
-#: pure-Python pyperformance benchmarks with no third-party dependency
-JOBS = ("nbody", "richards", "json_dumps", "deepcopy", "gc_collect", "chaos", "float", "go", "raytrace", "xml_etree")
-MEMORY = (
-    "import random, time, sys\n"
-    "end = time.monotonic() + float(sys.argv[1])\n"
-    "items = list(range(4 << 20)); random.shuffle(items)\n"
-    "while time.monotonic() < end: sum(items); items.reverse()\n"
-)
-
-
-def _jobs_loop(python: str, seed: int, log_path: str) -> None:
-    """pyperformance benchmarks one after another, forever."""
-    import pyperformance  # the environment must have it
-
-    folder = os.path.join(os.path.dirname(pyperformance.__file__), "data-files", "benchmarks")
-    rng = random.Random(seed)
-    with open(log_path, "a") as log, tempfile.TemporaryDirectory() as scratch:
-        while True:
-            name = rng.choice(JOBS)
-            script = os.path.join(folder, f"bm_{name}", "run_benchmark.py")
-            start = time.time()
-            subprocess.run(
-                [python, script, "--fast", "-q", "-o", os.path.join(scratch, f"{name}.json")],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                check=False,
-            )
-            with contextlib.suppress(OSError):
-                os.unlink(os.path.join(scratch, f"{name}.json"))
-            log.write(json.dumps({"start": start, "kind": name, "seconds": time.time() - start}) + "\n")
-            log.flush()
-
-
-def _memory_loop() -> None:
-    while True:
-        subprocess.run([sys.executable, "-c", MEMORY, "60"], check=False)
-
-
-def load_main(kind: str, seed: int, log_path: str, jobs_python: str) -> None:
-    if kind == "cpu":
-        from busy_compare import load_main as cpu_load
-
-        cpu_load("mixed", seed, log_path)
-        return
-    streams = 1 if kind == "jobs" else 2
-    children = [
-        subprocess.Popen([jobs_python, __file__, "jobs-stream", jobs_python, str(seed + index), log_path])
-        for index in range(streams)
-    ]
-    if kind == "heavy":
-        children.append(subprocess.Popen([sys.executable, __file__, "memory-stream"]))
-    for child in children:
-        child.wait()
+#: --load: bench/kit/load.py's kinds
+LOADS = {"cpu": "mixed", "jobs": "jobs", "heavy": "heavy", "none": "none"}
 
 
 def _run(command: list[str], env: dict[str, str]) -> None:
@@ -121,12 +66,10 @@ def _run(command: list[str], env: dict[str, str]) -> None:
 
 def record(args: argparse.Namespace) -> None:
     os.makedirs(args.folder, exist_ok=True)
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    env.setdefault("PERF_LOCK_DIR", tempfile.mkdtemp(prefix="perf-lock-"))
-    load = None
+    env = perf_env(lock="own")
+    load = Load(LOADS[args.load], args.seed, os.path.join(args.folder, "load.jsonl"), jobs_python=args.jobs_python)
     if args.load != "none":
-        command = [sys.executable, __file__, "load", args.load, str(args.seed), os.path.join(args.folder, "load.jsonl")]
-        load = subprocess.Popen([*command, args.jobs_python], start_new_session=True)
+        load.start()
         time.sleep(5)  # let the load start
     manifest_path = os.path.join(args.folder, "manifest.jsonl")
     first = 0
@@ -160,32 +103,20 @@ def record(args: argparse.Namespace) -> None:
                 manifest.flush()
                 print(f"cycle {cycle + 1 - first}/{args.cycles} ({name}) done", flush=True)
     finally:
-        if load is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(load.pid, signal.SIGTERM)
-            load.wait()
+        load.stop()
 
 
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "load":
-        load_main(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
-        return
-    if len(sys.argv) > 1 and sys.argv[1] == "jobs-stream":
-        _jobs_loop(sys.argv[2], int(sys.argv[3]), sys.argv[4])
-        return
-    if len(sys.argv) > 1 and sys.argv[1] == "memory-stream":
-        _memory_loop()
-        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     rec = commands.add_parser("record")
     rec.add_argument("folder")
-    rec.add_argument("reference")
-    rec.add_argument("changed")
-    rec.add_argument("--load", choices=("cpu", "jobs", "heavy", "none"), default="heavy")
+    rec.add_argument("reference", type=python_path, help="a path, a command or a pyenv version (3.11.7)")
+    rec.add_argument("changed", type=python_path)
+    rec.add_argument("--load", choices=tuple(LOADS), default="heavy")
     rec.add_argument("--cycles", type=int, default=20)
     rec.add_argument("--seed", type=int, default=1)
-    rec.add_argument("--jobs-python", default=sys.executable)
+    rec.add_argument("--jobs-python", help="has pyperformance and pyperf (default: this interpreter)")
     rec.add_argument("--aa", action="store_true", help="record the reference twice in a row (an A/A pair)")
     ana = commands.add_parser("analyze")
     ana.add_argument("folders", nargs="+")

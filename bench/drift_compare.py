@@ -79,17 +79,17 @@ import tempfile
 import time
 from typing import Any, NamedTuple, Sequence
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from kit import ROOT
+from kit.results import print_table
+from kit.run import retried, run_logged
+from kit.stats import Claim, clopper_pearson, fpr_cell, from_comparison, half_width, pyperf_test
 
-from aa_compare import ROOT, pyperf_test, rate, run_env  # noqa: E402
-
-from perf.analysis import compare  # noqa: E402
-from perf.analysis.benchmarks import compare_benchmarks, paired_process_means  # noqa: E402
-from perf.analysis.statistics import mean, median, stdev  # noqa: E402
-from perf.analysis.student_t_quantile import student_t_ppf  # noqa: E402
-from perf.measure.parent.stopping import StoppingRule  # noqa: E402
-from perf.storage.files import load_benchmark  # noqa: E402
+from perf.analysis import compare
+from perf.analysis.benchmarks import compare_benchmarks, paired_process_means
+from perf.analysis.statistics import mean, median, stdev
+from perf.analysis.student_t_quantile import student_t_ppf
+from perf.measure.parent.stopping import StoppingRule
+from perf.storage.files import load_benchmark
 
 STATEMENT = "sorted(range(1000))"
 INTERLEAVED = "interleaved"
@@ -102,8 +102,6 @@ SLOT = 0.1
 BASE, PEAK, DELAY, RAMP = 1.0, 1.5, 1.0, 20.0
 #: a helper exits on its own after this many seconds whatever happens
 HELPER_LIFETIME = 900.0
-#: a perf invocation that takes longer is killed (and retried)
-PERF_TIMEOUT = 600.0
 
 LOAD_SCRIPT = r"""
 import ctypes, math, os, signal, sys, time
@@ -226,16 +224,6 @@ def exit_on_signal(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def die_with_parent() -> None:
-    """In a perf child: SIGTERM when this script dies (Linux; else nothing)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 def probe_speed(args: argparse.Namespace, level: float, seconds: float) -> float:
     """Mean time of the statement in one process (10 ms chunks for
     *seconds*) while a constant load of *level* CPUs runs."""
@@ -287,64 +275,25 @@ def result_files(design: str, folder: str) -> tuple[str, str]:
     return tuple(os.path.join(folder, f"{name}.json") for name in names)  # type: ignore[return-value]
 
 
-def run_logged(commands: Sequence[list[str]], log: Any, die_with_us: bool = True) -> str | None:
-    """Run *commands* one after the other from the source tree, their
-    output appended to the open file *log* after each command line; stop
-    at the first that fails.  The failure ("exit status 1", "timeout after
-    ...") or None.  *die_with_us*: the commands get SIGKILL when this
-    script dies (Linux)."""
-    for command in commands:
-        log.write(f"$ {shlex.join(command)}\n")
-        log.flush()
-        try:
-            process = subprocess.run(
-                command,
-                check=False,
-                cwd=ROOT,
-                env=run_env(),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                timeout=PERF_TIMEOUT,
-                preexec_fn=die_with_parent if die_with_us and sys.platform == "linux" else None,
-            )
-        except subprocess.TimeoutExpired:
-            return f"timeout after {PERF_TIMEOUT:.0f} s"
-        if process.returncode:
-            return f"exit status {process.returncode}"
-    return None
-
-
 def run_design(args: argparse.Namespace, design: str, folder: str) -> float | None:
     """Run the perf commands of one repetition during a fresh ramp; retry
     (with a new ramp) when perf fails: the source tree may be mid-edit.
     Return the wall time, or None after the last failed attempt."""
-    for attempt in range(1, args.attempts + 1):
+    walls = []
+
+    def attempt() -> str | None:
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
         start = time.perf_counter()
         with Load(args.python, args.load), open(os.path.join(folder, "perf.log"), "w") as log:
             failure = run_logged(design_commands(args, design, folder), log)
-        wall = time.perf_counter() - start
-        if failure is None:
-            return wall
-        print(f"  {design}: perf failed ({failure}, attempt {attempt}/{args.attempts}), see {folder}/perf.log")
-        time.sleep(5)
-    return None
+        walls.append(time.perf_counter() - start)
+        return failure
+
+    return walls[-1] if retried(attempt, args.attempts, f"{folder}/perf.log") else None
 
 
 # --- analysis -------------------------------------------------------------------
-
-
-class Claim(NamedTuple):
-    """One method's answer for one repetition."""
-
-    ratio: float
-    #: 95 % CI of the ratio (None: the method has no interval)
-    low: float | None
-    high: float | None
-    verdict: str | None
-    different: bool
-    t_score: float
 
 
 class Outcome(NamedTuple):
@@ -361,12 +310,6 @@ class Outcome(NamedTuple):
     pair_sd: float | None
     #: target precision: perf said the target was not reached
     unreached: bool
-
-
-def from_comparison(result: compare.Comparison) -> Claim:
-    se = result.standard_error
-    t_score = math.log(result.ratio) / se if se and math.isfinite(se) else math.nan
-    return Claim(result.ratio, result.low, result.high, result.verdict, result.different, t_score)
 
 
 def pooled_claim(values_a: Sequence[float], values_b: Sequence[float], test: Any) -> Claim:
@@ -412,40 +355,6 @@ def analyse(design: str, repetition: int, wall: float, folder: str, test: Any) -
 # --- summary --------------------------------------------------------------------
 
 
-def binomial_cdf(k: int, n: int, p: float) -> float:
-    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
-
-
-def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Exact binomial interval of k successes in n, by bisection."""
-    tail = (1 - confidence) / 2
-
-    def solve(target: float, count: int) -> float:
-        low, high = 0.0, 1.0
-        for _ in range(60):
-            middle = (low + high) / 2
-            if binomial_cdf(count, n, middle) > target:
-                low = middle
-            else:
-                high = middle
-        return (low + high) / 2
-
-    lower = 0.0 if k == 0 else solve(1 - tail, k - 1)
-    upper = 1.0 if k == n else solve(tail, k)
-    return lower, upper
-
-
-def fpr_cell(count: int, total: int) -> str:
-    low, high = clopper_pearson(count, total)
-    return f"{count}/{total} = {rate(count, total).strip()} [{100 * low:.1f}..{100 * high:.1f}]"
-
-
-def half_width(claim: Claim) -> float | None:
-    if claim.low is None or claim.high is None or not claim.low > 0 or math.isinf(claim.high):
-        return None
-    return math.sqrt(claim.high / claim.low) - 1
-
-
 def summary_row(design: str, label: str, claims: Sequence[Claim]) -> list[str]:
     total = len(claims)
     different = sum(claim.different for claim in claims)
@@ -463,17 +372,6 @@ def summary_row(design: str, label: str, claims: Sequence[Claim]) -> list[str]:
         f"{mean(t_scores):+.2f}" if t_scores else "n/a",
         f"{stdev(t_scores):.2f}" if len(t_scores) >= 2 else "n/a",
     ]
-
-
-def print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    lines = [
-        "  ".join(f"{cell:<{widths[i]}}" if i < 2 else f"{cell:>{widths[i]}}" for i, cell in enumerate(row))
-        for row in [header, *rows]
-    ]
-    print(lines[0])
-    print("-" * len(lines[0]))
-    print("\n".join(lines[1:]))
 
 
 def describe_designs(args: argparse.Namespace, outcomes: Sequence[Outcome]) -> None:
@@ -525,7 +423,7 @@ def summarize(outcomes: Sequence[Outcome]) -> dict[tuple[str, str], list[Claim]]
         "mean t",
         "SD t",
     ]
-    print_table(header, rows)
+    print_table(header, rows, left=2)
     return by_method
 
 

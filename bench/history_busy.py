@@ -3,7 +3,7 @@ right commits from real recordings made while other work runs? (issue 22)
 
 ``record``: builds the repository of doc/history.rst (doc/examples/history_repo.py:
 24 commits, +8 % at commit 14, reverted at commit 20), starts a seeded
-busy/idle load beside it (bench/busy_compare.py's load: busy phases of two
+busy/idle load beside it (bench/kit/load.py: busy phases of two
 spinning processes on this 2-CPU machine, or with ``--load mixed`` one
 process copying 64 MB buffers half of the time; idle and busy phases of
 1-6 s), then records every commit with the default clock and the bench
@@ -31,20 +31,19 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(BENCH)
+from kit import ROOT
+from kit.load import Load
+from kit.run import perf_env
+
 #: the planted changes: index of the first commit after each, and its direction
 PLANTED = ((14, "slower"), (20, "faster"))
 
 
 def perf_command(*args: str, cwd: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    env.setdefault("PERF_LOCK_DIR", tempfile.mkdtemp(prefix="perf-lock-"))
     command = [sys.executable, "-m", "perf", *args]
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env, check=False)
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=perf_env(lock="own"), check=False)
 
 
 def commits_of(repo: str) -> list[str]:
@@ -58,21 +57,13 @@ def record(args: argparse.Namespace) -> None:
     subprocess.run([sys.executable, os.path.join(ROOT, "doc", "examples", "history_repo.py"), repo], check=True)
     commits = commits_of(repo)
     store = os.path.join(args.folder, "store")
-    load = None
-    if args.load != "none":
-        log = os.path.join(args.folder, "load.jsonl")
-        command = [sys.executable, os.path.join(BENCH, "busy_compare.py"), "load", args.load, str(args.seed), log]
-        load = subprocess.Popen([*command, "1", "6"])
     start = time.time()
-    try:
+    with Load(args.load, args.seed, os.path.join(args.folder, "load.jsonl"), (1.0, 6.0)):
         batches = [commits] if args.mode == "interleaved" else [[commit] for commit in commits]
         for batch in batches:
             done = perf_command("history", "record", store, *batch, "--machine", "vm", "--", "bench.py", cwd=repo)
             if done.returncode:
                 raise SystemExit(f"history record failed: {done.stderr.strip()}")
-    finally:
-        if load is not None:
-            load.terminate()
     info = {"mode": args.mode, "load": args.load, "seed": args.seed, "seconds": time.time() - start}
     with open(os.path.join(args.folder, "info.json"), "w") as file:
         json.dump(info, file)

@@ -1,7 +1,7 @@
 """Change detection on synthetic histories: false changes, and how soon a
 step is found (issue 16's targets).
 
-Histories come from bench/history_synthetic.py (perf's own API: one suite
+Histories come from bench/kit/synthetic.py (perf's own API: one suite
 per commit, 20 processes x 3 values, about 2 % noise between processes and
 1 % within, a drift shared by every benchmark of a recording).  Each
 timeline goes through perf.history.timelines exactly as ``history changes``
@@ -24,7 +24,7 @@ Scenarios (a "series" is one benchmark's timeline):
   change), which the drift correction must not take for drift.
 
 A busy machine (issue 22): ``--slow-runs RATE`` adds runs of slow time
-(bench/history_synthetic.py's :class:`Load`: busy runs of ``--run-length``
+(bench/kit/synthetic.py's :class:`Load`: busy runs of ``--run-length``
 slots on average, 5-40 % slower, ``--off-cpu`` of it time off the CPU that
 the workers' CPU share records) to every scenario; a slot is a recording,
 or with ``--interleaved`` a round of one session that records every
@@ -39,15 +39,11 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import history_synthetic as synthetic
+from kit import synthetic
 
 from perf.history.sidecar import points as index_points
 from perf.history.timelines import Entry, build_timeline, machine_drift, prepare

@@ -3,7 +3,7 @@
 Usage: python bench/history_store_speed.py [-n 9] [--commits 300] [--benchmarks 50]
        [--add-benchmarks 200] [--processes 20]
 
-Builds a store of a synthetic history (``bench/history_synthetic.py``: one
+Builds a store of a synthetic history (``kit.synthetic.make_history``: one
 file per commit, 50 benchmarks x 20 processes x 3 values, 300 commits a
 day apart, 2 % noise between processes and 1 % within, a drift per
 recording, 5 % of the recordings hit by a load spike, steps of 3 % and
@@ -30,40 +30,24 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(BENCH)
-sys.path.insert(0, BENCH)
-sys.path.insert(0, ROOT)
-
-from history_synthetic import Step, commit_id, make_history  # noqa: E402
-from load_time import build_suite  # noqa: E402
+from kit.run import CommandFailed, perf_env, timed
+from kit.synthetic import Step, build_suite, commit_id, make_history
 
 ADD_TARGET = 0.5
 CHANGES_TARGET = 2.0
 
 
-def child_env() -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
-
-
 def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall-clock and CPU (user + system) seconds of one command."""
-    with tempfile.TemporaryFile() as stderr:
-        start = time.perf_counter()
-        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
-        _pid, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status):
-            stderr.seek(0)
-            sys.exit(f"{' '.join(argv)} failed: {stderr.read().decode(errors='replace').strip()}")
-    return wall, usage.ru_utime + usage.ru_stime
+    try:
+        usage = timed(argv, env)
+    except CommandFailed as failure:
+        sys.exit(f"{' '.join(argv)} failed: {failure}")
+    return usage.wall, usage.cpu
 
 
 def build_store(path: str, commits: int, benchmarks: int, processes: int) -> float:
@@ -121,7 +105,7 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=20)
     parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args()
-    env = child_env()
+    env = perf_env(bytecode=True)
     with tempfile.TemporaryDirectory() as tmp:
         store = os.path.join(tmp, "store")
         start = time.perf_counter()

@@ -13,20 +13,18 @@ so read the figures as orders of magnitude, not exact costs.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from kit.run import perf_env
 
 
 def cumulative_us(python: str, code: str, package: str) -> int:
     """Import time of *package* and its submodules, lazy ones included:
     the sum of the cumulative times of top-level entries in its name space."""
-    env = dict(os.environ, PYTHONPATH=ROOT)
     command = [python, "-X", "importtime", "-c", code]
-    result = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    result = subprocess.run(command, capture_output=True, text=True, env=perf_env(), check=True)
     total = 0
     for line in result.stderr.splitlines():
         fields = line.split("|")

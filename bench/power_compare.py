@@ -43,28 +43,25 @@ import tempfile
 import time
 from typing import NamedTuple, Sequence
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-from aa_compare import (  # noqa: E402
-    ALPHA,
+from aa_compare import (
     BUDGETS,
-    ROOT,
     Evaluator,
     Pool,
     count_processes,
-    icc,
     load_pool,
-    mann_whitney_p,
     optional_methods,
-    rate,
     record_chunk,
-    run_env,
     timeit_command,
 )
+from kit import ROOT
+from kit.results import print_table
+from kit.run import perf_env
+from kit.stats import ALPHA, icc, mann_whitney_p
+from kit.stats import mc_rate as rate
+from kit.tools import shuffled_rounds
 
-from perf.analysis import compare  # noqa: E402
-from perf.analysis.statistics import mean, median, stdev, variance  # noqa: E402
+from perf.analysis import compare
+from perf.analysis.statistics import mean, median, stdev, variance
 
 BASE = 20_000
 FACTORS = (1.02, 1.05)
@@ -98,11 +95,8 @@ def statement(base: int, factor: float) -> str:
 def record_pools(paths: dict[float, str], commands: dict[float, list[str]], args: argparse.Namespace) -> None:
     have = min(count_processes(path) for path in paths.values())
     rounds = max(0, math.ceil((args.processes - have) / args.chunk))
-    rng = random.Random(args.seed)
     start = time.perf_counter()
-    for index in range(rounds):
-        order = list(paths)
-        rng.shuffle(order)
+    for index, order in enumerate(shuffled_rounds(list(paths), rounds, random.Random(args.seed))):
         for factor in order:
             record_chunk(commands[factor])
         elapsed = time.perf_counter() - start
@@ -119,7 +113,7 @@ def in_process_ratios(python: str, statements: Sequence[str], rounds: int) -> li
         check=True,
         capture_output=True,
         text=True,
-        env=run_env(),
+        env=perf_env(inherit_path=True),
     ).stdout
     return [float(line) for line in output.split()]
 
@@ -214,19 +208,6 @@ def summarize_others(name: str, draws: Sequence[Draw], optional: Sequence[str]) 
     ]
     cells += [rate(sum(d.optional.get(method, False) for d in draws), total) for method in optional]
     return cells
-
-
-def print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
-    widths = [max(len(str(row[i])) for row in [header, *rows] if i < len(row)) for i in range(len(header))]
-    line = "  ".join(f"{cell:<{widths[0]}}" if i == 0 else f"{cell:>{widths[i]}}" for i, cell in enumerate(header))
-    print(line)
-    print("-" * len(line))
-    for row in rows:
-        cells = [
-            f"{cell:<{widths[0]}}" if i == 0 else f"{cell:>{widths[i]}}" if i < len(widths) else cell
-            for i, cell in enumerate(row)
-        ]
-        print("  ".join(cells))
 
 
 def describe(pools: dict[float, Pool], paths: dict[float, str], true_ratios: dict[float, float]) -> None:

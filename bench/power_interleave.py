@@ -78,24 +78,17 @@ import tempfile
 import time
 from typing import NamedTuple, Sequence
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from kit import ROOT
+from kit.results import print_table
+from kit.run import perf_env, retried, run_logged, uptime
+from kit.stats import Claim, fpr_cell, from_comparison, half_width
+from kit.tools import shuffled_rounds
+from power_compare import in_process_ratios
 
-from aa_compare import ROOT, run_env  # noqa: E402
-from drift_compare import (  # noqa: E402
-    Claim,
-    fpr_cell,
-    from_comparison,
-    half_width,
-    print_table,
-    run_logged,
-)
-from power_compare import in_process_ratios  # noqa: E402
-
-from perf.analysis import compare  # noqa: E402
-from perf.analysis.benchmarks import compare_benchmarks  # noqa: E402
-from perf.analysis.statistics import mean, median, stdev  # noqa: E402
-from perf.storage.files import load_benchmark  # noqa: E402
+from perf.analysis import compare
+from perf.analysis.benchmarks import compare_benchmarks
+from perf.analysis.statistics import mean, median, stdev
+from perf.storage.files import load_benchmark
 
 STATEMENT = "for _ in range(n): pass"
 BASE_N = 10_000
@@ -154,7 +147,7 @@ def check_interpreters(paths: dict[str, str], folder: str) -> None:
         *("-m", "perf", "timeit", "-q", "--compare-to", paths[SIDE_A], "-p", "2", "-n", "1", "-l", "1"),
         *("-o", os.path.join(folder, "probe.json"), "--setup", PROBE_SETUP.format(path=log), "pass"),
     ]
-    subprocess.run(command, check=True, cwd=ROOT, env=run_env(), stdout=subprocess.DEVNULL)
+    subprocess.run(command, check=True, cwd=ROOT, env=perf_env(inherit_path=True), stdout=subprocess.DEVNULL)
     with open(log) as file:
         seen = sorted(set(file.read().split("\n")) - {""})
     print(f"  perf workers of a probe run (basename of sys.executable, perf.__file__): {'; '.join(seen)}")
@@ -196,18 +189,18 @@ def result_files(design: str, folder: str) -> tuple[str, str]:
 def run_commands(commands: Sequence[list[str]], folder: str, attempts: int) -> float | None:
     """Run the perf commands of one repetition; retry when perf fails.
     Return the wall time of the successful attempt, or None."""
-    for attempt in range(1, attempts + 1):
+    walls = []
+
+    def attempt() -> str | None:
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
         start = time.perf_counter()
         with open(os.path.join(folder, "perf.log"), "w") as log:
             failure = run_logged(commands, log)
-        wall = time.perf_counter() - start
-        if failure is None:
-            return wall
-        print(f"  perf failed ({failure}, attempt {attempt}/{attempts}), see {folder}/perf.log", flush=True)
-        time.sleep(5)
-    return None
+        walls.append(time.perf_counter() - start)
+        return failure
+
+    return walls[-1] if retried(attempt, attempts, f"{folder}/perf.log") else None
 
 
 class Outcome(NamedTuple):
@@ -289,7 +282,7 @@ def summarize(outcomes: Sequence[Outcome], effects: Sequence[float]) -> None:
         "SD t",
         "med. wall",
     ]
-    print_table(header, rows)
+    print_table(header, rows, left=2)
 
 
 def describe_designs(outcomes: Sequence[Outcome]) -> None:
@@ -338,20 +331,12 @@ def schedule(args: argparse.Namespace, effects: Sequence[float]) -> list[tuple[s
     the cells in a shuffled order per round."""
     rng = random.Random(args.seed)
     tasks = []
-    for repetition in range(args.repetitions):
-        cells = [(design, effect) for design in DESIGNS for effect in effects]
-        rng.shuffle(cells)
-        for design, effect in cells:
+    cells = [(design, effect) for design in DESIGNS for effect in effects]
+    for repetition, order in enumerate(shuffled_rounds(cells, args.repetitions, rng)):
+        for design, effect in order:
             b_first = design == BLOCK and rng.random() < 0.5
             tasks.append((design, effect, repetition, b_first))
     return tasks
-
-
-def uptime() -> str:
-    try:
-        return subprocess.run(["uptime"], check=True, capture_output=True, text=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "load average: " + ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def cpu_times() -> list[int] | None:

@@ -36,12 +36,16 @@ import subprocess
 import sys
 import tempfile
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(BENCH)
+from kit import ROOT
+from kit.run import perf_env
+from kit.tools import python_label, python_path, shuffled_rounds
+
+#: probe_candidates.py's folder
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 WORKER = """
 import json, sys, time
-sys.path.insert(0, {bench!r})
+sys.path.insert(0, {here!r})
 import probe_candidates as candidates
 workloads = candidates.build()
 before = candidates.measure_all(workloads)
@@ -53,19 +57,9 @@ sys.stdout.write(json.dumps({{"before": before, "after": after}}))
 """
 
 
-def label(python: str) -> str:
-    done = subprocess.run(
-        [python, "-c", "import sys, platform; print(platform.python_implementation(), sys.version.split()[0])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
-
-
 def spread_worker(python: str) -> dict[str, float]:
     done = subprocess.run(
-        [python, "-c", WORKER.format(bench=BENCH)], capture_output=True, text=True, check=True, env=_environment()
+        [python, "-c", WORKER.format(here=HERE)], capture_output=True, text=True, check=True, env=perf_env(lock="own")
     )
     result = json.loads(done.stdout)
     return {name: math.sqrt(result["before"][name] * result["after"][name]) for name in result["before"]}
@@ -75,7 +69,7 @@ def perf_worker(python: str, folder: str, index: int, tree: str = ROOT) -> dict[
     path = os.path.join(folder, f"{index}.json")
     command = [python, "-m", "perf", "timeit", "-q", "-p", "1", "-o", path, "sorted(range(1000))"]
     # in *folder*: python -m perf puts the current folder first on sys.path
-    subprocess.run(command, capture_output=True, text=True, check=True, env=_environment(tree), cwd=folder)
+    subprocess.run(command, capture_output=True, text=True, check=True, env=perf_env(tree=tree, lock="own"), cwd=folder)
     with open(path) as file:
         data = json.load(file)
     probes: dict[str, float] = {}
@@ -89,21 +83,13 @@ def perf_worker(python: str, folder: str, index: int, tree: str = ROOT) -> dict[
     return probes
 
 
-def _environment(tree: str = ROOT) -> dict[str, str]:
-    environment = dict(os.environ, PYTHONPATH=tree)
-    environment.setdefault("PERF_LOCK_DIR", tempfile.mkdtemp(prefix="perf-lock-"))
-    return environment
-
-
 def run(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed)
-    labels = {python: label(python) for python in args.pythons}
+    labels = {python: python_label(python) for python in args.pythons}
     samples: dict[str, dict[str, list[float]]] = {python: {} for python in args.pythons}
     folder = tempfile.mkdtemp(prefix="probe-study-")
     index = 0
-    for round_number in range(args.rounds):
-        order = list(args.pythons)
-        rng.shuffle(order)
+    for round_number, order in enumerate(shuffled_rounds(args.pythons, args.rounds, rng)):
         for python in order:
             if args.command == "spread":
                 result = spread_worker(python)
@@ -147,7 +133,7 @@ def run(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=("spread", "perf"))
-    parser.add_argument("pythons", nargs="+")
+    parser.add_argument("pythons", nargs="+", type=python_path, help="paths, commands or pyenv versions (3.12)")
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--baseline", metavar="TREE", help="perf: also the perf of this source tree, same rounds")

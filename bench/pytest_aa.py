@@ -3,7 +3,7 @@
 The 20-benchmark test file of bench/pytest_suite.py, run as two pytest
 sessions of the very same code, A then B one after the other, for each
 tool, ``--pairs`` times (the tool that goes first alternates from pair to
-pair), while busy_compare.py's load comes and goes (its ``load_main``:
+pair), while bench/kit/load.py's load comes and goes (``--load mixed``:
 idle and busy phases of 2-6 s, seeded; a busy phase is two spinning
 processes on this 2-CPU machine, or one process streaming 64 MB buffers,
 drawn at random).  Nothing changed between A and B, so every difference
@@ -57,22 +57,10 @@ import tempfile
 import time
 from typing import NamedTuple
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from bisect_accuracy import busy_share, start_load, stop_load
-from busy_compare import load_main
-from pytest_suite import (
-    LABELS,
-    ROOT,
-    SUITE_FILE,
-    TOOLS,
-    Tee,
-    parse_with_tools,
-    run_session,
-    short_name,
-    versions,
-    write_suite,
-)
+from kit.load import Load, busy_share
+from kit.results import tee
+from kit.tools import LABELS, PYTEST_TOOLS, add_pytest_tools, alternate, versions
+from pytest_suite import SUITE_FILE, run_session, short_name, write_suite
 
 from perf.analysis.compare import FASTER, SLOWER, SMALL_CHANGE
 from perf.analysis.finished import find_slowdowns, finish_comparison
@@ -84,8 +72,6 @@ FAIL_PERCENT = 5
 #: counts made once per pair, not per benchmark
 PER_PAIR = ("geomean", "gate fails")
 REGRESSED = re.compile(r"^\s*(\S+).* - Field 'mean' has failed PercentageRegressionCheck")
-
-assert ROOT  # perf is imported from this repository (pytest_suite puts it first on sys.path)
 
 
 class Pair(NamedTuple):
@@ -219,7 +205,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--keep", metavar="DIR", help="write the test file, JSON files and load log there and keep them"
     )
-    return parse_with_tools(parser)
+    return add_pytest_tools(parser)
 
 
 def run(args: argparse.Namespace, folder: str) -> None:
@@ -235,42 +221,30 @@ def run(args: argparse.Namespace, folder: str) -> None:
     print()
     print(f"{'pair':>4}  {'tool':16}  {'wall A':>8} {'wall B':>8}  {'busy':>4}  claims  B")
     log_path = os.path.join(folder, "load.jsonl")
-    load = start_load(args.load, args.seed, log_path, script=__file__)  # this script's "load": 2-6 s phases
     pairs = []
-    try:
+    with Load(args.load, args.seed, log_path):  # busy and idle phases of 2-6 s
         for number in range(1, args.pairs + 1):
-            order = list(args.tools) if number % 2 else list(reversed(args.tools))
-            for tool in order:
+            for tool in alternate(args.tools, number - 1):
                 pair, (start, end) = (ptb_pair if tool == "ptb" else perf_pair)(number, args, folder)
                 pair = pair._replace(busy=busy_share(log_path, start, end))
                 pairs.append(pair)
                 print_pair(pair)
-    finally:
-        stop_load(load)
-    print_totals(pairs, [tool for tool in TOOLS if tool in args.tools])
+    print_totals(pairs, [tool for tool in PYTEST_TOOLS if tool in args.tools])
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["load"]:
-        load_main(sys.argv[2], int(sys.argv[3]), sys.argv[4])  # busy_compare's load, its 2-6 s phases
-        return
     args = parse_args()
-    output = open(args.output, "w") if args.output else None  # noqa: SIM115 -- closed below
-    if output is not None:
-        sys.stdout = Tee(sys.__stdout__, output)  # type: ignore[assignment]
     folder = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="perf-pytest-aa-")
     os.makedirs(folder, exist_ok=True)
-    try:
-        run(args, folder)
-        if args.keep:
-            print(f"files kept in {folder}")
-    finally:
-        if not args.keep:
-            shutil.rmtree(folder, ignore_errors=True)
-        if output is not None:
-            sys.stdout = sys.__stdout__
-            output.close()
+    with tee(args.output):
+        try:
+            run(args, folder)
+            if args.keep:
+                print(f"files kept in {folder}")
+        finally:
+            if not args.keep:
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -46,8 +46,10 @@ import tarfile
 import tempfile
 import time
 
-PTB_PYTHON = "/work/venv-ptb/bin/python"
-PERF_PYTHON = "/work/venv-perf/bin/python"
+from kit.results import tee
+from kit.run import BENCH_LOCK, perf_env
+from kit.tools import PERF_PYTHON, PTB_PYTHON
+
 FILES = (
     "test_normal.py",
     "test_pedantic.py",
@@ -128,43 +130,32 @@ def main() -> None:
     parser.add_argument("--output", metavar="FILE", help="write the printed report there too")
     parser.add_argument("--keep", metavar="DIR", help="extract there and keep the files")
     args = parser.parse_args()
-    lines: list[str] = []
-
-    def say(text: str = "") -> None:
-        print(text, flush=True)
-        lines.append(text)
-
     folder = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="perf-ptb-tests-")
     os.makedirs(folder, exist_ok=True)
-    try:
-        sdist = args.sdist
-        if sdist is None:
-            version = args.version or installed_version(PTB_PYTHON)
-            sdist = download(version, os.path.join(folder, "sdist"))
-            say(f"pip download --no-deps --no-binary :all: pytest-benchmark=={version}")
-        extract(sdist, folder)
-        command = pytest_command(args.python)
-        say(f"pytest-benchmark's usage tests from {os.path.basename(sdist)}, unchanged")
-        say(f"interpreter: {args.python}; its pytest11 plugins: {plugins(args.python)}")
-        say(f"in {folder}, with PYTHONPATH=tests COLUMNS=80:")
-        say(f"  {shlex.join(command)}")
-        say()
-        env = dict(os.environ, PYTHONPATH="tests", COLUMNS="80")
-        env.setdefault("PERF_LOCK_DIR", os.path.join(tempfile.gettempdir(), "perf-lock-h-bench"))
-        os.makedirs(env["PERF_LOCK_DIR"], exist_ok=True)
-        start = time.monotonic()
-        done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
-        elapsed = time.monotonic() - start
-        for line in (done.stdout + done.stderr).rstrip().splitlines():
-            say(line)
-        say()
-        say(f"exit status {done.returncode} after {elapsed:.0f} s")
-    finally:
-        if args.output:
-            with open(args.output, "w") as file:
-                file.write("\n".join(lines) + "\n")
-        if not args.keep:
-            shutil.rmtree(folder, ignore_errors=True)
+    with tee(args.output):
+        try:
+            sdist = args.sdist
+            if sdist is None:
+                version = args.version or installed_version(PTB_PYTHON)
+                sdist = download(version, os.path.join(folder, "sdist"))
+                print(f"pip download --no-deps --no-binary :all: pytest-benchmark=={version}")
+            extract(sdist, folder)
+            command = pytest_command(args.python)
+            print(f"pytest-benchmark's usage tests from {os.path.basename(sdist)}, unchanged")
+            print(f"interpreter: {args.python}; its pytest11 plugins: {plugins(args.python)}")
+            print(f"in {folder}, with PYTHONPATH=tests COLUMNS=80:")
+            print(f"  {shlex.join(command)}", flush=True)
+            print()
+            env = dict(perf_env("tests", tree=None, lock=BENCH_LOCK), COLUMNS="80")
+            start = time.monotonic()
+            done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
+            elapsed = time.monotonic() - start
+            print((done.stdout + done.stderr).rstrip())
+            print()
+            print(f"exit status {done.returncode} after {elapsed:.0f} s")
+        finally:
+            if not args.keep:
+                shutil.rmtree(folder, ignore_errors=True)
     sys.exit(0 if done.returncode == 0 else 1)
 
 

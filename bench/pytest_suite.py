@@ -48,20 +48,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import NamedTuple, TextIO
+from typing import NamedTuple
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from kit.results import tee
+from kit.run import BENCH_LOCK, perf_env
+from kit.tools import LABELS, PYTEST_TOOLS, add_pytest_tools, alternate, versions
 
-from perf.analysis.intervals import benchmark_mean_interval  # noqa: E402
-from perf.analysis.student_t_quantile import student_t_ppf  # noqa: E402
-from perf.model.suite import BenchmarkSuite  # noqa: E402
-from perf.render.units import format_timedelta  # noqa: E402
+from perf.analysis.intervals import benchmark_mean_interval
+from perf.analysis.student_t_quantile import student_t_ppf
+from perf.model.suite import BenchmarkSuite
+from perf.render.units import format_timedelta
 
-PTB_PYTHON = "/work/venv-ptb/bin/python"
-PERF_PYTHON = "/work/venv-perf/bin/python"
-TOOLS = ("ptb", "perf")
-LABELS = {"ptb": "pytest-benchmark", "perf": "perf"}
 SUITE_FILE = "test_suite.py"
 
 #: the generated test file: 20 benchmarks, each asserting its result
@@ -208,12 +205,8 @@ def short_name(name: str) -> str:
 
 
 def session_env() -> dict[str, str]:
-    env = dict(os.environ, COLUMNS="120")
-    env.pop("PYTHONPATH", None)  # each venv's own installs
-    lock = os.environ.get("PERF_LOCK_DIR") or os.path.join(tempfile.gettempdir(), "perf-lock-h-bench")
-    os.makedirs(lock, exist_ok=True)
-    env["PERF_LOCK_DIR"] = lock
-    return env
+    """Each venv's own installs; the bench sessions' lock."""
+    return dict(perf_env(tree=None, lock=BENCH_LOCK), COLUMNS="120")
 
 
 def session_command(tool: str, args: argparse.Namespace, folder: str, tag: str) -> list[str]:
@@ -327,7 +320,7 @@ def timeit_means(args: argparse.Namespace, folder: str) -> dict[str, tuple[float
 
 
 def run_round(number: int, args: argparse.Namespace, folder: str) -> list[Session]:
-    order = list(args.tools) if number % 2 else list(reversed(args.tools))
+    order = alternate(args.tools, number - 1)
     sessions = [run_floor(number, args, folder)]
     for tool in order:
         tag = f"{number}"
@@ -447,7 +440,7 @@ def report_timeit(sessions: list[Session], peers: dict[str, tuple[float, float]]
     best and mean of 5 repeats, measured after the sessions."""
     print()
     print("stdlib timeit, one process (autorange, 5 repeats), after the sessions; ratios: tool mean / timeit mean")
-    tools = [tool for tool in TOOLS if any(s.tool == tool for s in sessions)]
+    tools = [tool for tool in PYTEST_TOOLS if any(s.tool == tool for s in sessions)]
     header = f"{'benchmark':24} {'timeit min':>11} {'timeit mean':>11}" + "".join(
         f" {tool + '/timeit':>14}" for tool in tools
     )
@@ -467,7 +460,7 @@ def report_timeit(sessions: list[Session], peers: dict[str, tuple[float, float]]
 
 
 def report(sessions: list[Session], args: argparse.Namespace) -> None:
-    tools = [tool for tool in TOOLS if tool in args.tools]
+    tools = [tool for tool in PYTEST_TOOLS if tool in args.tools]
     print()
     ratios = report_walls(sessions, tools)
     print()
@@ -489,59 +482,18 @@ def report(sessions: list[Session], args: argparse.Namespace) -> None:
         print(f"summary perf/ptb wall time ratio: median {statistics.median(ratios):.2f} (same round)")
 
 
-class Tee:
-    """Writes to several streams (the terminal and --output)."""
-
-    def __init__(self, *streams: TextIO) -> None:
-        self.streams = streams
-
-    def write(self, text: str) -> int:
-        for stream in self.streams:
-            stream.write(text)
-        return len(text)
-
-    def flush(self) -> None:
-        for stream in self.streams:
-            stream.flush()
-
-
-def versions(python: str, packages: str) -> str:
-    code = (
-        "import importlib.metadata as m, sys\n"
-        f"print(sys.version.split()[0], *(f'{{p}} {{m.version(p)}}' for p in {packages.split()!r}))"
-    )
-    done = subprocess.run([python, "-c", code], capture_output=True, text=True, check=False, env=session_env())
-    return done.stdout.strip() or done.stderr.strip().splitlines()[-1]
-
-
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="sessions of each tool (default: 3)")
     parser.add_argument("--budget", choices=("fast", "default", "rigorous"), help="--perf-budget (default: none given)")
     parser.add_argument("--output", metavar="FILE", help="write the printed report there too")
     parser.add_argument("--keep", metavar="DIR", help="write the test file and the JSON files there and keep them")
-    return parse_with_tools(parser)
-
-
-def parse_with_tools(parser: argparse.ArgumentParser) -> argparse.Namespace:
-    """Add --tools, --ptb-python and --perf-python to *parser*, parse, and
-    check --tools (pytest_aa.py has the same options)."""
-    parser.add_argument("--tools", default="ptb,perf", help="which tools: ptb, perf or ptb,perf (default)")
-    parser.add_argument("--ptb-python", default=PTB_PYTHON, help=f"with pytest-benchmark (default: {PTB_PYTHON})")
-    parser.add_argument("--perf-python", default=PERF_PYTHON, help=f"with perf's plugin (default: {PERF_PYTHON})")
-    args = parser.parse_args()
-    args.tools = tuple(tool for tool in args.tools.split(",") if tool)
-    if not args.tools or any(tool not in TOOLS for tool in args.tools):
-        parser.error("--tools: ptb, perf or ptb,perf")
-    return args
+    return add_pytest_tools(parser)
 
 
 def main() -> None:
     args = parse_args()
-    output = open(args.output, "w") if args.output else None  # noqa: SIM115 -- closed below
-    if output is not None:
-        sys.stdout = Tee(sys.__stdout__, output)  # type: ignore[assignment]
-    try:
+    with tee(args.output):
         folder = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="perf-pytest-suite-")
         os.makedirs(folder, exist_ok=True)
         write_suite(folder)
@@ -563,10 +515,6 @@ def main() -> None:
             print(f"files kept in {folder}")
         else:
             shutil.rmtree(folder, ignore_errors=True)
-    finally:
-        if output is not None:
-            sys.stdout = sys.__stdout__
-            output.close()
 
 
 if __name__ == "__main__":

@@ -31,11 +31,11 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, ROOT)
+from kit.run import perf_env
+from kit.stats import raw_time
+from kit.tools import alternate, has_module
 
-from perf.storage.files import load_benchmark  # noqa: E402
+from perf.storage.files import load_benchmark
 
 SCRIPT = """
 import {tool} as pyperf
@@ -50,16 +50,6 @@ runner.bench_func("sort_strings", work, 200)
 STATEMENT = "sorted(range(1000))"
 
 
-def _raw_time(benchmark: object) -> float:
-    total = 0.0
-    for run in benchmark.get_runs():  # type: ignore[attr-defined]
-        inner = run.get_inner_loops()
-        for loops, value in run.warmups:
-            total += value * loops * inner
-        total += sum(run.values) * run.get_loops() * inner
-    return total
-
-
 def measure(command: list[str], output: str, env: dict[str, str]) -> dict[str, float]:
     start = time.perf_counter()
     subprocess.run([*command, "-q", "-o", output], check=True, env=env, stdout=subprocess.DEVNULL)
@@ -72,7 +62,7 @@ def measure(command: list[str], output: str, env: dict[str, str]) -> dict[str, f
     mean = statistics.fmean(means)
     se = statistics.stdev(means) / math.sqrt(len(means))
     deviations = [value / mean - 1 for value in means]
-    measuring = _raw_time(benchmark)
+    measuring = raw_time(benchmark)
     return {
         "wall": wall,
         "efficiency": measuring / wall,
@@ -97,10 +87,8 @@ def main() -> None:
     )
     parser.add_argument("extra", nargs="*", help="extra runner options for every tool")
     args = parser.parse_args()
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    have_pyperf = (
-        subprocess.run([args.python, "-c", "import pyperf"], env=env, capture_output=True, check=False).returncode == 0
-    )
+    env = perf_env()
+    have_pyperf = has_module(args.python, "pyperf", env)
     # label -> (module, options)
     variants = {"perf": ("perf", [])}
     for variant in args.variant:
@@ -134,7 +122,7 @@ def main() -> None:
         }
         results: dict[tuple[str, str], list[dict[str, float]]] = {}
         for round_index in range(args.rounds):
-            order = tools if round_index % 2 == 0 else tools[::-1]
+            order = alternate(tools, round_index)
             for case, build in cases.items():
                 for tool in order:
                     figures = measure(build(tool), os.path.join(tmp, "result.json"), env)

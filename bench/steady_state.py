@@ -33,13 +33,11 @@ the figures.
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import sys
 import time
 from typing import Callable, List
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import kit  # noqa: F401 -- perf from this tree
 
 from perf.measure.child.steady import (
     FLAT,

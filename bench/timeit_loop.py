@@ -40,13 +40,12 @@ import argparse
 import glob
 import json
 import os
-import shutil
 import subprocess
-import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from kit import ROOT
+from kit.run import perf_env
+from kit.tools import alternate, has_module, pyenv_pythons
 
 STATEMENTS = (("pass", None), ("x", "x=1"))
 COMPARE_SETUP = "d = {str(i): i for i in range(100)}"
@@ -84,28 +83,6 @@ for stmt, setup in (("pass", ()), ("x", "x=1")):
         results[f"{stmt} {'counting' if counting else 'repeat'}"] = min(function(loops) for _ in range(30)) / loops
 print(json.dumps(results))
 """
-
-
-def interpreters(only: list[str] | None) -> list[tuple[str, str]]:
-    found = []
-    root = subprocess.run(["pyenv", "root"], capture_output=True, text=True, check=False).stdout.strip()
-    for minor in range(9, 14):
-        paths = sorted(glob.glob(os.path.join(root, "versions", f"3.{minor}.*", "bin", f"python3.{minor}")))
-        if paths:
-            found.append((f"3.{minor}", paths[-1]))
-    pypy = shutil.which("pypy3")
-    if pypy:
-        found.append(("pypy3", pypy))
-    if only:
-        found = [(name, path) for name, path in found if name in only]
-    return found
-
-
-def environment() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = ROOT
-    env.setdefault("PERF_LOCK_DIR", tempfile.mkdtemp(prefix="perf-lock-"))
-    return env
 
 
 #: stdlib processes per round: as many as perf --fast runs workers here
@@ -150,11 +127,6 @@ def figures(path: str) -> tuple[float, float, float | None]:
     return min(benchmark.get_values()), sum(means) / len(means), loop_overhead(benchmark)
 
 
-def has_module(python: str, module: str, env: dict[str, str]) -> bool:
-    done = subprocess.run([python, "-c", f"import {module}"], capture_output=True, env=env, check=False)
-    return done.returncode == 0
-
-
 def ns(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1e9:.2f} ns"
 
@@ -173,7 +145,7 @@ def floor_table(pythons: list[tuple[str, str]], rounds: int, env: dict[str, str]
             stdlib: list[tuple[float, float]] = []
             results: dict[str, list[tuple[float, float, float | None]]] = {tool: [] for tool in tools}
             for index in range(rounds):
-                order = tools if index % 2 == 0 else tools[::-1]
+                order = alternate(tools, index)
                 stdlib.append(stdlib_minimum(python, stmt, setup))
                 for tool in order:
                     path = run_tool(python, tool, stmt, setup, folder=folder, env=env)
@@ -257,8 +229,8 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated names (3.9 .. 3.13, pypy3)")
     parser.add_argument("--skip-compare", action="store_true")
     args = parser.parse_args()
-    pythons = interpreters(args.only.split(",") if args.only else None)
-    env = environment()
+    pythons = pyenv_pythons(args.only.split(",") if args.only else None)
+    env = perf_env(lock="own")
     print("Interpreters: " + ", ".join(f"{name} ({path})" for name, path in pythons))
     with tempfile.TemporaryDirectory() as folder:
         floor_table(pythons, args.rounds, env, folder)

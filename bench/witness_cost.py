@@ -16,13 +16,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from kit.tools import alternate
 
 
 def arguments(argv: list[str]):
@@ -54,7 +51,7 @@ def compare(label: str, argv: list[str], repeat: int) -> None:
     times: dict[bool, list[float]] = {True: [], False: []}
     timed(task_args, True)  # warm the imports and caches
     for index in range(repeat):
-        for witness_on in (True, False) if index % 2 == 0 else (False, True):
+        for witness_on in alternate((True, False), index):
             times[witness_on].append(timed(task_args, witness_on))
     with_witness, without = statistics.median(times[True]), statistics.median(times[False])
     ratios = [a / b for a, b in zip(times[True], times[False])]

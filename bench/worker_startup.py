@@ -21,7 +21,8 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from kit.run import perf_env
+from kit.tools import alternate, has_module
 
 
 def spawn(python: str, tool: str, env: dict[str, str]) -> float:
@@ -43,15 +44,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=41)
     parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args()
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    tools = ["perf"]
-    if subprocess.run([args.python, "-c", "import pyperf"], env=env, capture_output=True, check=False).returncode == 0:
-        tools.append("pyperf")
+    env = perf_env()
+    tools = ["perf", "pyperf"] if has_module(args.python, "pyperf", env) else ["perf"]
     times: dict[str, list[float]] = {tool: [] for tool in tools}
     for tool in tools:  # warm the file system caches
         spawn(args.python, tool, env)
     for index in range(args.repeat):
-        for tool in tools if index % 2 == 0 else tools[::-1]:
+        for tool in alternate(tools, index):
             times[tool].append(spawn(args.python, tool, env))
     print(f"Python: {args.python}; {args.repeat} workers per tool, interleaved")
     for tool in tools:

@@ -1,7 +1,11 @@
-"""Synthetic performance histories made with perf's own API (issue 16).
+"""Synthetic result files and histories made with perf's own API.
 
-One result file (a :class:`perf.BenchmarkSuite`) per commit, each the
-recording of every benchmark on one machine:
+:func:`build_suite`: a suite like a pyperformance run (bench/cost/'s
+load, analysis and history-add timings).
+
+:func:`make_history` (issue 16, bench/history/): one result file (a
+:class:`perf.BenchmarkSuite`) per commit, each the recording of every
+benchmark on one machine:
 
 * each benchmark has a base time; each process of a recording draws its own
   level (``--between``: about 2 % noise between processes: code placement,
@@ -24,10 +28,7 @@ recording of every benchmark on one machine:
   (``history record``: one process of every commit per round, each run
   carrying its round and the session, ``ab_pair`` and ``ab_seed``).
 
-:func:`make_history` returns the suites with their commit ids and dates;
-:func:`process_table` reduces them to what the store's index keeps (process
-means per benchmark per recording), for the detection benchmarks that do
-not need files on disk.
+:func:`make_history` returns the suites with their commit ids and dates.
 """
 
 from __future__ import annotations
@@ -38,6 +39,67 @@ import random
 from typing import NamedTuple, Sequence
 
 import perf
+
+#: metadata a real pyperf/perf run stores once for the whole suite
+SUITE_METADATA = {
+    "aslr": "Full randomization",
+    "boot_time": "2026-11-21 11:49:47",
+    "cpu_config": "idle:haltpoll",
+    "cpu_count": 8,
+    "cpu_model_name": "Intel(R) Xeon(R) Processor",
+    "hostname": "bench-host",
+    "platform": "Linux-6.1-x86_64-with-glibc2.36",
+    "python_cflags": "-fno-strict-overflow -Wsign-compare -DNDEBUG -g -O3 -Wall",
+    "python_compiler": "GCC 12.2.0",
+    "python_executable": "/opt/venv/bin/python",
+    "python_implementation": "cpython",
+    "python_version": "3.12.1 (64-bit)",
+    "timer": "clock_gettime(CLOCK_MONOTONIC), resolution: 1.00 ns",
+    "perf_version": perf.__version__,
+}
+
+#: per-run CPU frequencies: most runs see the nominal one
+CPU_FREQS = ("0-7=2600 MHz",) * 6 + ("0-3=2600 MHz;4-7=2601 MHz", "0-7=2599 MHz")
+
+
+def build_suite(benchmarks: int, processes: int, calibration: bool = True, seed: int = 42) -> perf.BenchmarkSuite:
+    """B benchmarks x P processes x 3 values (+1 warmup), as a real run.
+
+    Each benchmark starts with a loop calibration run (no values, a ramp of
+    warmups), as pyperf's first worker; every run carries the metadata a
+    worker records (date, duration, load average, max RSS, runnable
+    threads, uptime, CPU frequency), and the system metadata is common.
+    Another *seed* gives other figures for the same benchmark names.
+    """
+    rng = random.Random(seed)
+    result = []
+    uptime = 3600.0
+    for index in range(benchmarks):
+        mean = rng.uniform(1e-6, 1e-1)
+        loops = 2 ** rng.randint(1, 15)
+        runs = []
+        for process in range(-1 if calibration else 0, processes):
+            metadata = dict(SUITE_METADATA, name=f"bench_{index:03d}", loops=loops)
+            metadata["date"] = f"2026-11-21 12:{process % 60:02d}:{index % 60:02d}.{rng.randint(0, 999999):06d}"
+            metadata["duration"] = rng.uniform(0.3, 0.6)
+            metadata["load_avg_1min"] = round(rng.uniform(0, 2), 2)
+            metadata["mem_max_rss"] = rng.randint(10**7, 10**8)
+            metadata["runnable_threads"] = rng.randint(1, 3)
+            metadata["uptime"] = uptime = uptime + rng.uniform(0.3, 0.6)
+            metadata["cpu_freq"] = rng.choice(CPU_FREQS)
+            if process < 0:
+                metadata["calibrate_loops"] = loops
+                warmups = [(2**k, mean * rng.uniform(0.95, 1.5)) for k in range(loops.bit_length())]
+                runs.append(perf.Run([], warmups=warmups, metadata=metadata, collect_metadata=False))
+                continue
+            values = [mean * rng.uniform(0.95, 1.05) for _ in range(3)]
+            warmups = [(loops, mean * rng.uniform(0.95, 1.2))]
+            runs.append(perf.Run(values, warmups=warmups, metadata=metadata, collect_metadata=False))
+        result.append(perf.Benchmark(runs))
+    return perf.BenchmarkSuite(result)
+
+
+# -- histories ----------------------------------------------------------------------
 
 #: the first commit's date; commits are a day apart
 START = datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.timezone.utc)
@@ -163,11 +225,3 @@ def make_history(
         recordings.append(Recording(commit_id(index, seed), date, perf.BenchmarkSuite(suite_benchmarks), spike))
     return recordings
 
-
-def process_table(recordings: Sequence[Recording]) -> dict[str, list[tuple[str, list[float]]]]:
-    """benchmark name -> [(commit, its process means)] in commit order."""
-    table: dict[str, list[tuple[str, list[float]]]] = {}
-    for recording in recordings:
-        for benchmark in recording.suite:
-            table.setdefault(benchmark.get_name(), []).append((recording.commit, benchmark.get_process_means()))
-    return table
