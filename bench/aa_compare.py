@@ -42,10 +42,8 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import importlib
 import math
 import os
-import pkgutil
 import random
 import shlex
 import subprocess
@@ -55,14 +53,16 @@ import time
 from typing import Any, Callable, NamedTuple, Sequence
 
 from kit import ROOT
+from kit.results import Parser
 from kit.run import perf_env
 from kit.stats import ALPHA, icc, mann_whitney_p, pyperf_test
 from kit.stats import mc_rate as rate
 
-import perf.analysis
 from perf.analysis import compare
+from perf.analysis.ranks import rank_compare_process_means, signed_rank_compare_process_means
 from perf.analysis.statistics import mean, stdev
 from perf.analysis.student_t_quantile import student_t_ppf
+from perf.analysis.win_rate import paired_win_rate, win_rate
 from perf.storage.files import load_benchmark
 
 STATEMENT = "sorted(range(1000))"
@@ -216,81 +216,31 @@ def paired_t(means_a: Sequence[float], means_b: Sequence[float]) -> bool:
     return abs(t_score) >= student_t_ppf(1 - ALPHA / 2, len(differences) - 1)
 
 
-def find_functions(patterns: Sequence[str]) -> list[tuple[str, Callable[..., Any]]]:
-    """Public functions of perf.analysis.* whose name contains a pattern."""
-    found = []
-    for info in pkgutil.iter_modules(perf.analysis.__path__):
-        module = importlib.import_module(f"perf.analysis.{info.name}")
-        for name, function in sorted(vars(module).items()):
-            if name.startswith("_") or not callable(function) or isinstance(function, type):
-                continue
-            if getattr(function, "__module__", None) != module.__name__:
-                continue
-            if any(pattern in name.lower() for pattern in patterns):
-                found.append((f"{module.__name__}.{name}", function))
-    return found
-
-
-def short(name: str) -> str:
-    prefix = "perf.analysis."
-    return name[len(prefix) :] if name.startswith(prefix) else name
-
-
-def claims_difference(result: Any) -> bool:
-    """Interpret the result of an optional perf function (robust comparison):
-    its interval of the ratio excludes 1 (else its verdict, else p < alpha)."""
-    low, high = getattr(result, "low", None), getattr(result, "high", None)
-    if low is not None and high is not None:
-        return not low <= 1 <= high
-    verdict = getattr(result, "verdict", None)
-    if verdict is not None:
-        return verdict in DIFFERENCE_VERDICTS
-    for attribute in ("pvalue", "p_value", "p"):
-        p = getattr(result, attribute, None)
-        if p is not None:
-            return bool(p < ALPHA)
-    if isinstance(result, bool):
-        return result
-    raise TypeError(f"cannot interpret {type(result).__name__} result")
-
-
-def covers_half(result: Any) -> bool:
-    """Interpret a win-rate result: does its interval contain 50 %?"""
-    low, high = getattr(result, "low", None), getattr(result, "high", None)
-    if low is None or high is None:
-        low, high = result[-2], result[-1]
-    half = 50.0 if high > 1.5 else 0.5
-    return bool(low <= half <= high)
-
-
 class OptionalMethod(NamedTuple):
     label: str
     function: Callable[..., Any]
+    #: does its result claim a difference?
     interpret: Callable[[Any], bool]
 
 
-def optional_methods() -> tuple[list[OptionalMethod], list[str]]:
-    """Robust comparison and win-rate functions present in perf.analysis now."""
-    methods: list[OptionalMethod] = []
-    notes = []
-    robust = find_functions(("robust", "mann", "whitney", "hodges", "rank"))
-    if robust:
-        for name, function in robust:
-            methods.append(OptionalMethod(f"perf {short(name)}: difference claimed", function, claims_difference))
-    else:
-        notes.append(
-            "no robust / Mann-Whitney function in perf.analysis yet: skipped (the local Mann-Whitney row"
-            " shows what it should give)"
-        )
-    win_rate = find_functions(("win_rate", "winrate", "superiority"))
-    if win_rate:
-        for name, function in win_rate:
-            methods.append(
-                OptionalMethod(f"perf {short(name)}: CI excludes 50 %", function, lambda r: not covers_half(r))
-            )
-    else:
-        notes.append("no win-rate function (doc/design.rst, R11) in perf.analysis yet: skipped")
-    return methods, notes
+def excludes(value: float) -> Callable[[Any], bool]:
+    """Does a result's interval exclude *value*?"""
+    return lambda result: not result.low <= value <= result.high
+
+
+#: perf's robust comparisons and win rates (doc/design.rst, R11), on process means
+OPTIONAL = (
+    OptionalMethod(
+        "perf ranks.rank_compare_process_means: difference claimed", rank_compare_process_means, excludes(1)
+    ),
+    OptionalMethod(
+        "perf ranks.signed_rank_compare_process_means: difference claimed",
+        signed_rank_compare_process_means,
+        excludes(1),
+    ),
+    OptionalMethod("perf win_rate.paired_win_rate: CI excludes 50 %", paired_win_rate, excludes(0.5)),
+    OptionalMethod("perf win_rate.win_rate: CI excludes 50 %", win_rate, excludes(0.5)),
+)
 
 
 # --- splits --------------------------------------------------------------
@@ -482,7 +432,7 @@ def verdict_line(results: dict[str, dict[str, Tally]]) -> None:
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("--processes", type=int, default=480, help="pool size to record (default: 480)")
     parser.add_argument("--chunk", type=int, default=24, help="processes per perf invocation (default: 24)")
     parser.add_argument("--values", type=int, default=3, help="values per process (default: 3)")
@@ -490,17 +440,15 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--statement", default=STATEMENT, help=f"timeit statement (default: {STATEMENT!r})")
     parser.add_argument("--splits", type=int, default=1000, help="random splits per budget (default: 1000)")
     parser.add_argument("--windows", type=int, default=400, help="time-ordered windows per scheme (default: 400)")
-    parser.add_argument("--seed", type=int, default=None, help="random seed (default: chosen and printed)")
+    seed = random.SystemRandom().randrange(2**32)
+    parser.add_argument("--seed", type=int, default=seed, help="random seed (default: chosen and printed)")
     parser.add_argument("--python", default=sys.executable, help="interpreter running perf (default: this one)")
     parser.add_argument(
         "--pool", metavar="FILE", help="pool file: reused if it exists (topped up to --processes), else recorded"
     )
     parser.add_argument("--keep", action="store_true", help="keep the pool recorded in a temporary file")
     parser.add_argument("--no-record", action="store_true", help="analyse --pool as it is, never record")
-    args = parser.parse_args()
-    if args.seed is None:
-        args.seed = random.SystemRandom().randrange(2**32)
-    return args
+    return parser.parse_args()
 
 
 def main() -> None:
@@ -529,12 +477,9 @@ def main() -> None:
     pool = load_pool(path, args.chunk)
     print()
     describe_pool(pool, path, [k for _, _, k in BUDGETS])
-    optional, notes = optional_methods()
-    evaluator = Evaluator(optional)
+    evaluator = Evaluator(OPTIONAL)
     print()
     print(f"pyperf's test: {evaluator.pyperf_label}")
-    for note in notes:
-        print(f"Note: {note}")
     results = run_splits(pool, args, evaluator)
     for label, error in evaluator.failed.items():
         print(f"Note: {label} skipped: calling it with two lists of process means failed ({error})")

@@ -99,16 +99,12 @@ import json
 import os
 import random
 import shlex
-import shutil
 import subprocess
-import sys
-import tempfile
-import time
 from typing import NamedTuple, Sequence
 
 from kit import ROOT
-from kit.results import print_table
-from kit.run import perf_env, retried, run_logged, uptime
+from kit.results import Parser, print_table
+from kit.run import add_study_options, perf_env, repeat, run_retried, uptime, work_folder
 from kit.stats import raw_time
 from kit.tools import shuffled_rounds
 
@@ -192,24 +188,6 @@ def perf_command(args: argparse.Namespace, workload: Workload, arm: str, output:
     for setup in workload.setup:
         command += ["-s", setup]
     return [*command, workload.statement]
-
-
-def run_perf(args: argparse.Namespace, command: list[str], log_path: str) -> float | None:
-    """Run one perf invocation; its wall time, or None when every attempt
-    failed.  A failed attempt is retried after a pause."""
-    output = command[command.index("-o") + 1]
-    walls = []
-
-    def attempt() -> str | None:
-        if os.path.exists(output):
-            os.unlink(output)
-        with open(log_path, "a") as log:
-            start = time.perf_counter()
-            failure = run_logged([command], log, die_with_us=False)
-            walls.append(time.perf_counter() - start)
-        return failure
-
-    return walls[-1] if retried(attempt, args.attempts, log_path) else None
 
 
 def check_worker_import(args: argparse.Namespace, folder: str) -> str:
@@ -461,63 +439,45 @@ def summarize(workloads: Sequence[Workload], results: Sequence[Result], args: ar
 
 
 def run_all(args: argparse.Namespace, workloads: Sequence[Workload], folder: str) -> list[Result]:
-    tasks = schedule(args, workloads)
-    results: list[Result] = []
-    failures = 0
-    start = time.perf_counter()
     log_path = os.path.join(folder, "perf.log")
-    try:
-        for number, (round_number, workload, arm) in enumerate(tasks, 1):
-            output = os.path.join(folder, f"{workload.key}-{arm}-{round_number:03d}.json")
-            load = os.getloadavg()[0]
-            wall = run_perf(args, perf_command(args, workload, arm, output), log_path)
-            if wall is None:
-                failures += 1
-                continue
-            result = analyse(workload, arm, output, number=round_number, wall=wall, load=load)
-            results.append(result)
-            with open(os.path.join(folder, RUNS_FILE), "a") as file:
-                file.write(json.dumps(result._asdict()) + "\n")
-            ratio = f"{result.pilot_ratio:6.2f}" if result.pilot_ratio != float("inf") else "   inf"
-            if arm == FIXED:
-                ratio = "     -"
-            print(
-                f"  [{number:3}/{len(tasks)}] round {round_number:2} {workload.key:11} {arm:8} T {wall:5.1f} s  "
-                f"h +-{100 * result.half:5.2f} %  eff {result.efficiency:8.0f}  {result.processes} x {result.k:2}  "
-                f"pilot W/B {ratio}  load {load:.2f}  (total {time.perf_counter() - start:.0f} s)",
-                flush=True,
-            )
-            time.sleep(args.pause)
-    except KeyboardInterrupt:
-        print("Interrupted: summarising the runs done so far.")
-    print(
-        f"Ran {len(results)} of {len(tasks)} perf invocations in {time.perf_counter() - start:.0f} s; "
-        f"{failures} failed."
-    )
-    return results
+
+    def run_one(task: tuple[int, Workload, str]) -> tuple[Result, str] | None:
+        round_number, workload, arm = task
+        output = os.path.join(folder, f"{workload.key}-{arm}-{round_number:03d}.json")
+        load = os.getloadavg()[0]
+        command = perf_command(args, workload, arm, output)
+        wall = run_retried([command], log_path, args.attempts, output=output, die_with_us=False)
+        if wall is None:
+            return None
+        result = analyse(workload, arm, output, number=round_number, wall=wall, load=load)
+        with open(os.path.join(folder, RUNS_FILE), "a") as file:
+            file.write(json.dumps(result._asdict()) + "\n")
+        ratio = f"{result.pilot_ratio:6.2f}" if result.pilot_ratio != float("inf") else "   inf"
+        if arm == FIXED:
+            ratio = "     -"
+        return result, (
+            f"round {round_number:2} {workload.key:11} {arm:8} T {wall:5.1f} s  h +-{100 * result.half:5.2f} %  "
+            f"eff {result.efficiency:8.0f}  {result.processes} x {result.k:2}  pilot W/B {ratio}  load {load:.2f}"
+        )
+
+    return repeat(schedule(args, workloads), run_one, args.pause, "perf invocations")
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("--repetitions", type=int, default=20, help="R, runs per (workload, arm) (default: 20)")
     parser.add_argument(
         "--workloads",
         default=",".join(workload.key for workload in WORKLOADS),
         help="comma-separated workloads (default: all: %(default)s)",
     )
-    parser.add_argument("--seed", type=int, default=None, help="seed of the schedule and bootstrap (default: printed)")
+    add_study_options(parser)
     parser.add_argument("--bootstrap", type=int, default=10000, help="bootstrap resamples (default: 10000)")
-    parser.add_argument("--keep", metavar="DIR", help="keep the result files in DIR (default: a temporary folder)")
-    parser.add_argument("--pause", type=float, default=0.5, help="seconds between runs (default: 0.5)")
-    parser.add_argument("--attempts", type=int, default=3, help="attempts per run when perf fails")
     parser.add_argument("--note", default="", help="a line printed in the header (e.g. what else ran)")
-    parser.add_argument("--python", default=sys.executable, help="the Python running perf (default: this one)")
     parser.add_argument(
         "--analyse", metavar="DIR", help=f"run nothing: summarise the runs of an earlier --keep DIR ({RUNS_FILE})"
     )
     args = parser.parse_args()
-    if args.seed is None:
-        args.seed = random.SystemRandom().randrange(2**32)
     known = {workload.key: workload for workload in WORKLOADS}
     unknown = [key for key in args.workloads.split(",") if key not in known]
     if unknown:
@@ -553,9 +513,7 @@ def main() -> None:
         print(f"Re-analysis of the {len(results)} runs in {os.path.abspath(args.analyse)}; seed {args.seed}")
         report(args, results)
         return
-    folder = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="adaptive_values_")
-    os.makedirs(folder, exist_ok=True)
-    try:
+    with work_folder(args.keep, "adaptive_values_") as folder:
         print(f"--adaptive-values against the fixed default budget; seed {args.seed}")
         print(f"Start: {uptime()}")
         if args.note:
@@ -576,11 +534,6 @@ def main() -> None:
         print(f"End: {uptime()}")
         if results:
             report(args, results)
-    finally:
-        if args.keep:
-            print(f"Result files kept in {folder}")
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -34,13 +34,13 @@ depend on the machine's load: one run of each is enough.
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
 
 from kit import BENCH
+from kit.results import Parser
 from kit.run import CommandFailed, perf_env, timed
 
 TOOLS = ("perf", "pyperf")
@@ -104,7 +104,7 @@ def write_file(path: str, size_mb: float, benchmarks: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("--size", type=float, default=50.0, help="file size in MB (default: 50)")
     parser.add_argument("--benchmarks", type=int, default=200)
     parser.add_argument("--python", default=sys.executable)

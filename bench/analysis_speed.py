@@ -40,13 +40,13 @@ both tools.)
 
 from __future__ import annotations
 
-import argparse
 import os
 import site
 import statistics
 import sys
 import tempfile
 
+from kit.results import Parser
 from kit.run import CommandFailed, perf_env, timed
 from kit.synthetic import build_suite
 
@@ -67,7 +67,7 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("--benchmarks", type=int, default=200)
     parser.add_argument("--processes", type=int, default=20)
     parser.add_argument("-n", type=int, default=15, help="repetitions (default: 15)")

@@ -45,6 +45,7 @@ import time
 
 from example_repo import build_example_repo
 from kit.load import Load, busy_share
+from kit.results import Parser
 from kit.run import perf_env
 
 #: seconds of an idle or busy phase of the load
@@ -138,7 +139,7 @@ def print_totals(results: list[dict[str, object]]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("--trials", type=int, default=10)
     parser.add_argument("--commits", type=int, default=30)
     parser.add_argument("--seed", type=int, default=22)

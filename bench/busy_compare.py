@@ -53,15 +53,24 @@ import argparse
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import time
 
-from kit import BENCH
-from kit.load import Load, kinds_during
+import correction_analysis
+from kit.load import Load, kinds_during, read_jsonl
+from kit.results import Parser
 from kit.run import perf_env
 from kit.stats import clopper_pearson, pyperf_test
 
+import perf
+from perf.analysis import compare
+from perf.analysis.compare import DIFFERENT
+from perf.analysis.interference import probe_ratio, summarize
+
+#: this folder: probe_candidates.py and the sites of --study
+HERE = os.path.dirname(os.path.abspath(__file__))
 SIDES = {"A": 100, "B3": 103, "B10": 110}
 CYCLE = ("A", "A", "B3", "B10")
 MODES = ("fast", "default")
@@ -88,16 +97,15 @@ def record_one(folder: str, index: int, mode: str, side: str, env: dict[str, str
 
 
 def read_manifest(folder: str) -> list[dict[str, object]]:
-    with open(os.path.join(folder, "manifest.jsonl")) as manifest:
-        return [json.loads(line) for line in manifest]
+    return read_jsonl(os.path.join(folder, "manifest.jsonl"))
 
 
 def record(args: argparse.Namespace) -> None:
     os.makedirs(args.folder, exist_ok=True)
-    sites = {"candidates": "probe_study_site", "baseline": "probe_baseline_site"}
-    env = perf_env(*([os.path.join(BENCH, sites[args.study])] if args.study else []), lock="own")
+    site = {"candidates": "probe_study_site", "baseline": "probe_baseline_site"}.get(args.study or "")
+    env = perf_env(*([os.path.join(HERE, site), HERE] if site else []), lock="own")
     manifest_path = os.path.join(args.folder, "manifest.jsonl")
-    earlier = read_manifest(args.folder) if os.path.exists(manifest_path) else []
+    earlier = read_manifest(args.folder)
     index = len(earlier)
     first_cycle = max((int(entry["cycle"]) for entry in earlier), default=-1) + 1  # --cycles N more
     with Load(args.load, args.seed, os.path.join(args.folder, "load.jsonl")), open(manifest_path, "a") as manifest:
@@ -131,8 +139,6 @@ def load_kinds(folders: list[str], reference, changed) -> str:
 
 def breakdown(folders: list[str], pairs) -> None:
     """A/A claims and 3 % findings by the kind of load during the pair."""
-    from perf.analysis.compare import DIFFERENT
-
     print("\nBy the load during the pair (both modes): today -> compare_to now")
     table: dict[tuple[str, str], list[int]] = {}
     for items in pairs.values():
@@ -140,7 +146,7 @@ def breakdown(folders: list[str], pairs) -> None:
             load = load_kinds(folders, reference, changed)
             cell = table.setdefault((kind, load), [0, 0, 0])
             cell[0] += 1
-            for index, method in ((1, method_today), (2, method_current)):
+            for index, method in ((1, method_today), (2, correction_analysis.current)):
                 comparison = method(reference, changed)
                 cell[index] += comparison.verdict in DIFFERENT and (kind == "A/A" or comparison.ratio > 1)
     for (kind, load), (count, today, now) in sorted(table.items()):
@@ -154,8 +160,6 @@ PROBE: list[str] = []
 def load_benchmark(path: str):
     """The recording at *path*; with ``--probe NAME``, its runs' speed probe
     is candidate NAME's (recorded in study mode)."""
-    import perf
-
     if not PROBE:
         return perf.Benchmark.load(path)
     with open(path) as file:
@@ -199,23 +203,7 @@ def load_pairs(folders: list[str], cycles: range | None = None) -> dict[str, lis
 
 
 def method_today(reference, changed):
-    from perf.analysis import compare
-
     return compare.compare_process_means(reference.get_process_means(), changed.get_process_means())
-
-
-def before_issue_29(reference, changed):
-    """compare_to before issue 29 (a frozen copy in bench/correction_analysis.py)."""
-    from correction_analysis import before
-
-    return before(reference, changed)
-
-
-def method_current(reference, changed):
-    """compare_to as it is in this tree (what the user gets now)."""
-    from perf.analysis.benchmarks import compare_benchmarks
-
-    return compare_benchmarks(reference, changed)
 
 
 # -- what the probe table and the details need ----------------------------------------
@@ -235,16 +223,12 @@ def records(benchmark):
 
 def method_cpu_time(reference, changed):
     """Welch on log(process mean x cpu share): the CPU time per loop."""
-    from perf.analysis import compare
-
     return compare.compare_process_means(
         [mean * share for mean, share, _ in records(reference)], [mean * share for mean, share, _ in records(changed)]
     )
 
 
 def probe_comparison(reference, changed):
-    from perf.analysis import compare
-
     return compare.compare_process_means(
         [probe for _, _, probe in records(reference)], [probe for _, _, probe in records(changed)]
     )
@@ -253,8 +237,6 @@ def probe_comparison(reference, changed):
 def method_pyperf(reference, changed):
     """pyperf 2.10's compare_to: a t-test on all values (run the analysis
     with an interpreter that has pyperf to see this row)."""
-    from perf.analysis import compare
-
     significant, _score = pyperf_test()[0](reference.get_values(), changed.get_values())
     ratio = changed.mean() / reference.mean()
     verdict = (compare.SLOWER if ratio > 1 else compare.FASTER) if significant else compare.INCONCLUSIVE
@@ -264,8 +246,8 @@ def method_pyperf(reference, changed):
 METHODS = {
     "pyperf compare_to (t-test on values)": method_pyperf,
     "today (Welch, log process means)": method_today,
-    "before issue 29": before_issue_29,
-    "compare_to now": method_current,
+    "before issue 29": correction_analysis.before,  # compare_to before issue 29, a frozen copy
+    "compare_to now": correction_analysis.current,  # compare_to as it is in this tree
 }
 
 
@@ -276,8 +258,6 @@ def probe_table(folders: list[str]) -> None:
     their correlation, the regression slope (1: the probe moves as the
     benchmark does), and the standard deviation of the noise before and
     after compare_to's shrunk correction with that probe."""
-    import statistics
-
     names = sorted(
         {
             key[len("probe_") : -len("_before")]
@@ -330,8 +310,6 @@ def _run_keys(path: str) -> set[str]:
 def details(pairs) -> None:
     """One line per pair: today's and the CPU-time ratio, the probe ratio,
     the CPU shares of both sides."""
-    from perf.analysis.interference import probe_ratio, summarize
-
     for mode, items in pairs.items():
         print(f"\n{mode}: kind  today ratio [CI] verdict | cpu-time ratio [CI] verdict | probe ratio | shares")
         for kind, reference, changed in items:
@@ -349,10 +327,6 @@ def details(pairs) -> None:
 def real_ratios(folders: list[str]) -> None:
     """B3/A and B10/A over every recording (CPU-time process means, median
     of each side): the load averages out."""
-    import statistics
-
-    import perf
-
     sides: dict[str, list[float]] = {side: [] for side in SIDES}
     for folder in folders:
         for entry in read_manifest(folder):
@@ -364,8 +338,6 @@ def real_ratios(folders: list[str]) -> None:
 
 
 def analyze(args: argparse.Namespace) -> None:
-    from perf.analysis.compare import DIFFERENT
-
     try:
         import pyperf  # noqa: F401
     except ImportError:
@@ -413,7 +385,7 @@ def analyze(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     recorder = commands.add_parser("record")
     recorder.add_argument("folder")

@@ -24,7 +24,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -33,6 +32,7 @@ import tempfile
 import textwrap
 
 from kit import ROOT
+from kit.results import Parser
 from kit.run import perf_env
 
 COLD_MODULE = """
@@ -110,7 +110,7 @@ def one_round(python: str, folder: str, before: str | None) -> dict[str, tuple[i
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(__doc__, trees=("before",))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--before", help="another perf source tree, measured as a bench script too")

@@ -15,11 +15,12 @@ each folder (one load) and method it prints:
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import statistics
 from typing import Callable
+
+from kit.load import read_jsonl  # first: perf from this tree
 
 from perf.analysis import compare, interference
 from perf.analysis.compare import Comparison
@@ -88,11 +89,6 @@ METHODS: dict[str, Method] = {
 }
 
 
-def _load(folder: str) -> list[dict[str, object]]:
-    with open(os.path.join(folder, "manifest.jsonl")) as manifest:
-        return [json.loads(line) for line in manifest]
-
-
 def _interleaved(folder: str, entry: dict[str, object]) -> Comparison:
     ref, new = (load_benchmark(os.path.join(folder, name)) for name in entry["interleaved"])  # type: ignore[union-attr]
     means = [[item.mean for item in process_evidence(side)] for side in (ref, new)]
@@ -106,7 +102,7 @@ def _pct(value: float) -> str:
 def analyze(folders: list[str], methods: dict[str, Method] | None = None) -> None:
     methods = methods or METHODS
     for folder in folders:
-        entries = _load(folder)
+        entries = read_jsonl(os.path.join(folder, "manifest.jsonl"))
         load_kind = entries[0].get("load") if entries else "?"
         print(f"\n== {folder}: load {load_kind}, {len(entries)} pairs")
         yardsticks = [_interleaved(folder, entry) for entry in entries]

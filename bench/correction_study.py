@@ -50,6 +50,7 @@ import subprocess
 import time
 
 from kit.load import Load
+from kit.results import Parser
 from kit.run import perf_env
 from kit.tools import python_path
 
@@ -107,7 +108,7 @@ def record(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     rec = commands.add_parser("record")
     rec.add_argument("folder")

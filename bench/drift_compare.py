@@ -71,18 +71,15 @@ import math
 import os
 import random
 import shlex
-import shutil
 import signal
 import subprocess
-import sys
-import tempfile
 import time
 from typing import Any, NamedTuple, Sequence
 
 from kit import ROOT
-from kit.results import print_table
-from kit.run import retried, run_logged
-from kit.stats import Claim, clopper_pearson, fpr_cell, from_comparison, half_width, pyperf_test
+from kit.results import Parser, print_table
+from kit.run import add_study_options, repeat, run_retried, work_folder
+from kit.stats import Claim, claims_cells, clopper_pearson, fpr_cell, from_comparison, pyperf_test
 
 from perf.analysis import compare
 from perf.analysis.benchmarks import compare_benchmarks, paired_process_means
@@ -279,18 +276,9 @@ def run_design(args: argparse.Namespace, design: str, folder: str) -> float | No
     """Run the perf commands of one repetition during a fresh ramp; retry
     (with a new ramp) when perf fails: the source tree may be mid-edit.
     Return the wall time, or None after the last failed attempt."""
-    walls = []
-
-    def attempt() -> str | None:
-        shutil.rmtree(folder, ignore_errors=True)
-        os.makedirs(folder)
-        start = time.perf_counter()
-        with Load(args.python, args.load), open(os.path.join(folder, "perf.log"), "w") as log:
-            failure = run_logged(design_commands(args, design, folder), log)
-        walls.append(time.perf_counter() - start)
-        return failure
-
-    return walls[-1] if retried(attempt, args.attempts, f"{folder}/perf.log") else None
+    log = os.path.join(folder, "perf.log")
+    commands = design_commands(args, design, folder)
+    return run_retried(commands, log, args.attempts, folder=folder, during=lambda: Load(args.python, args.load))
 
 
 # --- analysis -------------------------------------------------------------------
@@ -360,17 +348,12 @@ def summary_row(design: str, label: str, claims: Sequence[Claim]) -> list[str]:
     different = sum(claim.different for claim in claims)
     has_verdict = claims[0].verdict is not None
     beyond = sum(claim.verdict in BEYOND_MARGIN for claim in claims)
-    widths = [width for width in map(half_width, claims) if width is not None]
-    t_scores = [claim.t_score for claim in claims if math.isfinite(claim.t_score)]
     return [
         design,
         label,
         fpr_cell(different, total),
         fpr_cell(beyond, total) if has_verdict else "n/a",
-        f"{median([claim.ratio for claim in claims]):.4f}",
-        f"+-{100 * median(widths):.2f} %" if widths else "n/a",
-        f"{mean(t_scores):+.2f}" if t_scores else "n/a",
-        f"{stdev(t_scores):.2f}" if len(t_scores) >= 2 else "n/a",
+        *claims_cells(claims),
     ]
 
 
@@ -568,41 +551,35 @@ def probe(args: argparse.Namespace) -> None:
 
 
 def run_all(args: argparse.Namespace, folder: str, test: Any) -> list[Outcome]:
-    tasks = schedule(args)
-    outcomes: list[Outcome] = []
-    failures = 0
-    start = time.perf_counter()
-    try:
-        for number, (design, repetition) in enumerate(tasks, 1):
-            name = f"{design.replace(' ', '-')}-{repetition:03d}"
-            wall = run_design(args, design, os.path.join(folder, name))
-            if wall is None:
-                failures += 1
-                continue
-            outcome = analyse(design, repetition, wall, os.path.join(folder, name), test)
-            outcomes.append(outcome)
-            claim = next(iter(outcome.claims.values()))
-            print(
-                f"  [{number:2}/{len(tasks)}] {name:20} {wall:5.1f} s  {outcome.method:6} {claim.ratio:.4f} "
-                f"[{claim.low:.4f} .. {claim.high:.4f}] {claim.verdict:13} {outcome.pairs:2} per side, "
-                f"drift {outcome.drift:.3f}  (total {time.perf_counter() - start:.0f} s)",
-                flush=True,
-            )
-            time.sleep(args.pause)
-    except KeyboardInterrupt:
-        print("Interrupted: summarising the repetitions done so far.")
-    print(f"Ran {len(outcomes)} of {len(tasks)} repetitions in {time.perf_counter() - start:.0f} s; {failures} failed.")
-    return outcomes
+    def run_one(task: tuple[str, int]) -> tuple[Outcome, str] | None:
+        design, repetition = task
+        name = f"{design.replace(' ', '-')}-{repetition:03d}"
+        wall = run_design(args, design, os.path.join(folder, name))
+        if wall is None:
+            return None
+        outcome = analyse(design, repetition, wall, os.path.join(folder, name), test)
+        claim = next(iter(outcome.claims.values()))
+        return outcome, (
+            f"{name:20} {wall:5.1f} s  {outcome.method:6} {claim.ratio:.4f} [{claim.low:.4f} .. {claim.high:.4f}] "
+            f"{claim.verdict:13} {outcome.pairs:2} per side, drift {outcome.drift:.3f}"
+        )
+
+    return repeat(schedule(args), run_one, args.pause, "repetitions", width=2)
+
+
+def describe_ramp(args: argparse.Namespace) -> str | None:
+    if args.no_load:
+        return None
+    return f"{args.base:g} CPU for {args.delay:g} s, then up to {args.peak:g} over {args.ramp:g} s, each repetition"
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__, load=describe_ramp)
     parser.add_argument("--repetitions", type=int, default=30, help="R, repetitions per design (default: 30)")
     parser.add_argument(
         "--precision-repetitions", type=int, default=10, help="R', target-precision repetitions (default: 10)"
     )
-    parser.add_argument("--seed", type=int, default=None, help="random seed of the schedule (default: printed)")
-    parser.add_argument("--keep", metavar="DIR", help="keep the result files in DIR (default: a temporary folder)")
+    add_study_options(parser, python="the Python of both sides")
     parser.add_argument("--no-load", action="store_true", help="control run: no injected load")
     parser.add_argument("--statement", default=STATEMENT, help=f"timeit statement (default: {STATEMENT!r})")
     parser.add_argument("--pairs", type=int, default=24, help="pairs (processes per side) of the fixed designs")
@@ -614,12 +591,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--peak", type=float, default=PEAK, help=f"load at the end of the ramp (default: {PEAK:g})")
     parser.add_argument("--delay", type=float, default=DELAY, help=f"seconds at the base load (default: {DELAY:g})")
     parser.add_argument("--ramp", type=float, default=RAMP, help=f"seconds from base to peak (default: {RAMP:g})")
-    parser.add_argument("--pause", type=float, default=0.5, help="seconds between repetitions (default: 0.5)")
-    parser.add_argument("--attempts", type=int, default=3, help="attempts per repetition when perf fails")
-    parser.add_argument("--python", default=sys.executable, help="the Python of both sides (default: this one)")
     args = parser.parse_args()
-    if args.seed is None:
-        args.seed = random.SystemRandom().randrange(2**32)
     args.load = NO_LOAD if args.no_load else Ramp(args.base, args.peak, args.delay, args.ramp)
     return args
 
@@ -632,9 +604,7 @@ def main() -> None:
     # Ctrl-C summarises the repetitions done, even when started in the background
     signal.signal(signal.SIGINT, signal.default_int_handler)
     test, test_label = pyperf_test()
-    folder = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="drift_compare_")
-    os.makedirs(folder, exist_ok=True)
-    try:
+    with work_folder(args.keep, "drift_compare_") as folder:  # the loads stop with their blocks, and at exit
         print_setup(args, folder, test_label)
         if args.load != NO_LOAD:
             probe(args)
@@ -651,12 +621,6 @@ def main() -> None:
                 "the method: mean 0 and SD 1 when its SE is honest. pyperf's test has no CI: its column 1 is "
                 "'significant', its ratio the ratio of the means of all values."
             )
-    finally:
-        stop_all_loads()
-        if args.keep:
-            print(f"Result files kept in {folder}")
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

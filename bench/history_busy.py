@@ -35,6 +35,7 @@ import time
 
 from kit import ROOT
 from kit.load import Load
+from kit.results import Parser
 from kit.run import perf_env
 
 #: the planted changes: index of the first commit after each, and its direction
@@ -99,7 +100,7 @@ def analyze(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     recorder = commands.add_parser("record")
     recorder.add_argument("folder")

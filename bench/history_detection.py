@@ -38,12 +38,12 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
 
 from kit import synthetic
+from kit.results import Parser
 
 from perf.history.sidecar import points as index_points
 from perf.history.timelines import Entry, build_timeline, machine_drift, prepare
@@ -54,8 +54,9 @@ STEPPED = 10
 HISTORY = {}
 
 
-def make(seed, **options):
-    return synthetic.make_history(seed, **HISTORY, **options)
+def timelines_of(rng, commits, **options):
+    """The timelines of a new history of *commits* commits (its seed from *rng*)."""
+    return analyse(synthetic.make_history(rng.randrange(2**32), commits=commits, **HISTORY, **options))
 
 
 def analyse(recordings):
@@ -95,9 +96,7 @@ def noise(args, spike_rate):
     flagged = total = spikes = 0
     for _h in range(args.histories):
         commits = rng.randint(60, 100)
-        timelines = analyse(
-            make(rng.randrange(2**32), commits=commits, benchmarks=BENCHMARKS, drift=args.drift, spike_rate=spike_rate)
-        )
+        timelines = timelines_of(rng, commits, spike_rate=spike_rate)
         for timeline in timelines.values():
             total += 1
             flagged += bool(timeline.changes)
@@ -118,16 +117,7 @@ def steps(args):
             factor = 1 + size if rng.random() < 0.5 else 1 / (1 + size)
             planted[bench] = (rng.randint(10, commits - 10), factor, size)
         step_list = [synthetic.Step(bench, at, factor) for bench, (at, factor, _) in planted.items()]
-        timelines = analyse(
-            make(
-                rng.randrange(2**32),
-                commits=commits,
-                benchmarks=BENCHMARKS,
-                drift=args.drift,
-                steps=step_list,
-                spike_rate=args.spike_rate,
-            )
-        )
+        timelines = timelines_of(rng, commits, steps=step_list, spike_rate=args.spike_rate)
         for bench in range(BENCHMARKS):
             timeline = timelines[synthetic.bench_name(bench)]
             if bench not in planted:
@@ -157,16 +147,7 @@ def latency(args):
                 }
                 at = commits - after
                 step_list = [synthetic.Step(bench, at, factor) for bench, factor in planted.items()]
-                timelines = analyse(
-                    make(
-                        rng.randrange(2**32),
-                        commits=commits,
-                        benchmarks=BENCHMARKS,
-                        drift=args.drift,
-                        steps=step_list,
-                        spike_rate=args.spike_rate,
-                    )
-                )
+                timelines = timelines_of(rng, commits, steps=step_list, spike_rate=args.spike_rate)
                 for bench, factor in planted.items():
                     direction = "slower" if factor > 1 else "faster"
                     changes = timelines[synthetic.bench_name(bench)].changes
@@ -181,15 +162,7 @@ def global_step(args):
     for _h in range(max(4, args.histories // 4)):
         commits = rng.randint(60, 100)
         at = rng.randint(10, commits - 10)
-        timelines = analyse(
-            make(
-                rng.randrange(2**32),
-                commits=commits,
-                benchmarks=BENCHMARKS,
-                drift=args.drift,
-                steps=[synthetic.Step(None, at, 1.03)],
-            )
-        )
+        timelines = timelines_of(rng, commits, steps=[synthetic.Step(None, at, 1.03)])
         for timeline in timelines.values():
             total += 1
             hit += any(at <= change.index <= at + 2 and change.direction == "slower" for change in timeline.changes)
@@ -197,7 +170,7 @@ def global_step(args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("--histories", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -216,7 +189,8 @@ def main():
     global BENCHMARKS, STEPPED
     BENCHMARKS = args.benchmarks
     STEPPED = min(STEPPED, BENCHMARKS)
-    HISTORY.update(load=synthetic.Load(args.slow_runs, args.run_length, args.off_cpu), interleaved=args.interleaved)
+    load = synthetic.Load(args.slow_runs, args.run_length, args.off_cpu)
+    HISTORY.update(benchmarks=BENCHMARKS, drift=args.drift, load=load, interleaved=args.interleaved)
     busy = (
         f"; runs of slow time: {args.slow_runs * 100:.0f} % of slots start one, {args.run_length:g} slots long, "
         f"{args.off_cpu * 100:.0f} % of it off the CPU"

@@ -27,13 +27,13 @@ benchmark and machine) and of ``timelines()``.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
 import tempfile
 import time
 
+from kit.results import Parser
 from kit.run import CommandFailed, perf_env, timed
 from kit.synthetic import Step, build_suite, commit_id, make_history
 
@@ -97,7 +97,7 @@ def verdict(seconds: float, target: float) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("-n", type=int, default=9, help="repetitions (default: 9)")
     parser.add_argument("--commits", type=int, default=300)
     parser.add_argument("--benchmarks", type=int, default=50, help="benchmarks of the history (default: 50)")

@@ -12,11 +12,11 @@ so read the figures as orders of magnitude, not exact costs.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
 import sys
 
+from kit.results import Parser
 from kit.run import perf_env
 
 
@@ -41,7 +41,7 @@ def median_us(python: str, code: str, module: str, count: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--pyperf-python", default=sys.executable)
     parser.add_argument("-n", type=int, default=15)

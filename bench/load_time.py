@@ -19,7 +19,6 @@ Figures are medians of N runs on a shared, noisy machine.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -27,6 +26,7 @@ import sys
 import tempfile
 import time
 
+from kit.results import Parser
 from kit.run import perf_env
 from kit.synthetic import build_suite
 
@@ -39,7 +39,7 @@ def wall_time(python: str, code: str) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("--benchmarks", type=int, default=200)
     parser.add_argument("--processes", type=int, default=20)
     parser.add_argument("-n", type=int, default=7)

@@ -45,16 +45,16 @@ from typing import NamedTuple, Sequence
 
 from aa_compare import (
     BUDGETS,
+    OPTIONAL,
     Evaluator,
     Pool,
     count_processes,
     load_pool,
-    optional_methods,
     record_chunk,
     timeit_command,
 )
 from kit import ROOT
-from kit.results import print_table
+from kit.results import Parser, print_table
 from kit.run import perf_env
 from kit.stats import ALPHA, icc, mann_whitney_p
 from kit.stats import mc_rate as rate
@@ -152,9 +152,7 @@ def draw(side_a: Sequence[Sequence[float]], side_b: Sequence[Sequence[float]], e
         if method.label in evaluator.failed or "win_rate" in method.label:
             continue
         try:
-            other = method.function(means_a, means_b)
-            low = getattr(other, "low", None)
-            optional[method.label] = low > 1 if low is not None else method.interpret(other)
+            optional[method.label] = method.function(means_a, means_b).low > 1
         except Exception as error:  # an optional API of unknown shape
             evaluator.failed[method.label] = f"{type(error).__name__}: {error}"
     return Draw(
@@ -289,7 +287,7 @@ def analyse(pools: dict[float, Pool], args: argparse.Namespace, evaluator: Evalu
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("--processes", type=int, default=288, help="processes per pool (default: 288)")
     parser.add_argument("--chunk", type=int, default=24, help="processes per perf invocation (default: 24)")
     parser.add_argument("--values", type=int, default=3, help="values per process (default: 3)")
@@ -300,15 +298,13 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--draws", type=int, default=400, help="comparisons per pair and budget (default: 400)")
     parser.add_argument("--check-rounds", type=int, default=200, help="rounds of the in-process work check")
-    parser.add_argument("--seed", type=int, default=None, help="random seed (default: chosen and printed)")
+    seed = random.SystemRandom().randrange(2**32)
+    parser.add_argument("--seed", type=int, default=seed, help="random seed (default: chosen and printed)")
     parser.add_argument("--python", default=sys.executable, help="interpreter running perf (default: this one)")
     parser.add_argument("--pool", metavar="DIR", help="directory of the pools: reused (topped up) or recorded there")
     parser.add_argument("--keep", action="store_true", help="keep pools recorded in a temporary directory")
     parser.add_argument("--no-record", action="store_true", help="analyse the pools in --pool as they are")
-    args = parser.parse_args()
-    if args.seed is None:
-        args.seed = random.SystemRandom().randrange(2**32)
-    return args
+    return parser.parse_args()
 
 
 def main() -> None:
@@ -353,13 +349,9 @@ def main() -> None:
     )
     pools = {factor: load_pool(paths[factor], args.chunk) for factor in factors}
     describe(pools, paths, true_ratios)
-    optional, notes = optional_methods()
-    evaluator = Evaluator([method for method in optional if "win_rate" not in method.label])
+    evaluator = Evaluator([method for method in OPTIONAL if "win_rate" not in method.label])
     print()
     print(f"pyperf's test: {evaluator.pyperf_label}")
-    for note in notes:
-        if "win-rate" not in note:
-            print(f"Note: {note}")
     analyse(pools, args, evaluator)
     for name, error in evaluator.failed.items():
         print(f"Note: {name} skipped: calling it with two lists of process means failed ({error})")

@@ -67,27 +67,23 @@ and "nearly always", not 60 % from 70 %.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import random
 import shlex
 import shutil
 import subprocess
-import sys
-import tempfile
-import time
 from typing import NamedTuple, Sequence
 
 from kit import ROOT
-from kit.results import print_table
-from kit.run import perf_env, retried, run_logged, uptime
-from kit.stats import Claim, fpr_cell, from_comparison, half_width
+from kit.results import Parser, print_table
+from kit.run import add_study_options, perf_env, repeat, run_retried, uptime, work_folder
+from kit.stats import Claim, claims_cells, fpr_cell, from_comparison, half_width
 from kit.tools import shuffled_rounds
 from power_compare import in_process_ratios
 
 from perf.analysis import compare
 from perf.analysis.benchmarks import compare_benchmarks
-from perf.analysis.statistics import mean, median, stdev
+from perf.analysis.statistics import mean, median
 from perf.storage.files import load_benchmark
 
 STATEMENT = "for _ in range(n): pass"
@@ -186,23 +182,6 @@ def result_files(design: str, folder: str) -> tuple[str, str]:
     return (os.path.join(folder, f"{names[0]}.json"), os.path.join(folder, f"{names[1]}.json"))
 
 
-def run_commands(commands: Sequence[list[str]], folder: str, attempts: int) -> float | None:
-    """Run the perf commands of one repetition; retry when perf fails.
-    Return the wall time of the successful attempt, or None."""
-    walls = []
-
-    def attempt() -> str | None:
-        shutil.rmtree(folder, ignore_errors=True)
-        os.makedirs(folder)
-        start = time.perf_counter()
-        with open(os.path.join(folder, "perf.log"), "w") as log:
-            failure = run_logged(commands, log)
-        walls.append(time.perf_counter() - start)
-        return failure
-
-    return walls[-1] if retried(attempt, attempts, f"{folder}/perf.log") else None
-
-
 class Outcome(NamedTuple):
     design: str
     effect: float
@@ -242,8 +221,6 @@ def summary_row(design: str, label: str, effect: float, claims: Sequence[Claim],
     slower = sum(claim.verdict == compare.SLOWER for claim in claims)
     above = sum(claim.low > 1 for claim in claims)
     excludes = sum(claim.different for claim in claims)
-    widths = [width for width in map(half_width, claims) if width is not None]
-    t_scores = [claim.t_score for claim in claims if math.isfinite(claim.t_score)]
     return [
         design,
         label,
@@ -251,10 +228,7 @@ def summary_row(design: str, label: str, effect: float, claims: Sequence[Claim],
         fpr_cell(slower, total),
         fpr_cell(above, total),
         fpr_cell(excludes, total),
-        f"{median([claim.ratio for claim in claims]):.4f}",
-        f"+-{100 * median(widths):.2f} %" if widths else "n/a",
-        f"{mean(t_scores):+.2f}" if t_scores else "n/a",
-        f"{stdev(t_scores):.2f}" if len(t_scores) >= 2 else "n/a",
+        *claims_cells(claims),
         f"{median(walls):.1f} s",
     ]
 
@@ -393,65 +367,43 @@ def print_setup(args: argparse.Namespace, paths: dict[str, str], folder: str, ef
 
 
 def run_all(args: argparse.Namespace, paths: dict[str, str], folder: str, effects: Sequence[float]) -> list[Outcome]:
-    tasks = schedule(args, effects)
-    outcomes: list[Outcome] = []
-    failures = 0
-    start = time.perf_counter()
-    try:
-        for number, (design, effect, repetition, b_first) in enumerate(tasks, 1):
-            name = f"{design.replace(' ', '-')}-{round(100 * effect)}pct-{repetition:03d}"
-            run_folder = os.path.join(folder, name)
-            commands = design_commands(args, paths, design, run_folder, effect=effect, b_first=b_first)
-            wall = run_commands(commands, run_folder, args.attempts)
-            if wall is None:
-                failures += 1
-                continue
-            outcome = analyse(
-                design, run_folder, effect=effect, repetition=repetition, wall=wall, load=os.getloadavg()[0]
-            )
-            outcomes.append(outcome)
-            claim = outcome.claims[PAIRED_LABEL]
-            order = " (B first)" if b_first else " (A first)" if design == BLOCK else ""
-            print(
-                f"  [{number:3}/{len(tasks)}] {name:25} {wall:5.1f} s  {outcome.method:6} {claim.ratio:.4f} "
-                f"[{claim.low:.4f} .. {claim.high:.4f}] {claim.verdict:13} load {outcome.load:4.2f}{order}  "
-                f"(total {time.perf_counter() - start:.0f} s)",
-                flush=True,
-            )
-            time.sleep(args.pause)
-    except KeyboardInterrupt:
-        print("Interrupted: summarising the runs done so far.")
-    print(f"Ran {len(outcomes)} of {len(tasks)} runs in {time.perf_counter() - start:.0f} s; {failures} failed.")
-    return outcomes
+    def run_one(task: tuple[str, float, int, bool]) -> tuple[Outcome, str] | None:
+        design, effect, repetition, b_first = task
+        name = f"{design.replace(' ', '-')}-{round(100 * effect)}pct-{repetition:03d}"
+        run_folder = os.path.join(folder, name)
+        commands = design_commands(args, paths, design, run_folder, effect=effect, b_first=b_first)
+        wall = run_retried(commands, os.path.join(run_folder, "perf.log"), args.attempts, folder=run_folder)
+        if wall is None:
+            return None
+        outcome = analyse(design, run_folder, effect=effect, repetition=repetition, wall=wall, load=os.getloadavg()[0])
+        claim = outcome.claims[PAIRED_LABEL]
+        order = " (B first)" if b_first else " (A first)" if design == BLOCK else ""
+        return outcome, (
+            f"{name:25} {wall:5.1f} s  {outcome.method:6} {claim.ratio:.4f} [{claim.low:.4f} .. {claim.high:.4f}] "
+            f"{claim.verdict:13} load {outcome.load:4.2f}{order}"
+        )
+
+    return repeat(schedule(args, effects), run_one, args.pause, "runs")
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("--repetitions", type=int, default=24, help="R, runs per (design, effect) (default: 24)")
     parser.add_argument("--pairs", type=int, default=16, help="P, processes per side (default: 16)")
     parser.add_argument("--values", type=int, default=2, help="V, values per process (default: 2)")
-    parser.add_argument("--seed", type=int, default=None, help="random seed of the schedule (default: printed)")
-    parser.add_argument("--keep", metavar="DIR", help="keep the result files in DIR (default: a temporary folder)")
+    add_study_options(parser, python="the real Python behind pyA and pyB")
     parser.add_argument(
         "--effects", default=",".join(f"{e:g}" for e in EFFECTS), help="work effects of B (default: 0,0.02,0.05)"
     )
     parser.add_argument("--base", type=int, default=BASE_N, help=f"n of pyA (default: {BASE_N})")
     parser.add_argument("--check-rounds", type=int, default=200, help="rounds of the in-process work check")
-    parser.add_argument("--pause", type=float, default=0.5, help="seconds between runs (default: 0.5)")
-    parser.add_argument("--attempts", type=int, default=3, help="attempts per run when perf fails")
-    parser.add_argument("--python", default=sys.executable, help="the real Python behind pyA and pyB")
-    args = parser.parse_args()
-    if args.seed is None:
-        args.seed = random.SystemRandom().randrange(2**32)
-    return args
+    return parser.parse_args()
 
 
 def main() -> None:
     args = parse_args()
     effects = sorted({float(effect) for effect in args.effects.split(",")})
-    folder = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="power_interleave_")
-    os.makedirs(folder, exist_ok=True)
-    try:
+    with work_folder(args.keep, "power_interleave_") as folder:
         bin_folder = os.path.join(folder, "bin")
         shutil.rmtree(bin_folder, ignore_errors=True)
         os.makedirs(bin_folder)
@@ -484,11 +436,6 @@ def main() -> None:
                 "/ SE of the method. The machine is shared: other jobs may have run at the same time (load averages "
                 "above)."
             )
-    finally:
-        if args.keep:
-            print(f"Result files kept in {folder}")
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -96,8 +96,12 @@ def install(names=None):
     """Make every perf worker of this process also time the candidates
     *names* (all by default) next to its own probe, recorded as
     ``probe_<name>_before``/``_after`` (called by the sitecustomize of
-    bench/probe_study_site/ and bench/probe_baseline_site/)."""
-    from perf.measure.child import interference
+    probe_study_site/ and probe_baseline_site/, in every process started
+    with them on PYTHONPATH: nothing when it has no perf)."""
+    try:
+        from perf.measure.child import interference
+    except ImportError:
+        return
 
     run_probe = interference.Witness.run_probe
     metadata = interference.Witness.metadata

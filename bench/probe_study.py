@@ -37,6 +37,7 @@ import sys
 import tempfile
 
 from kit import ROOT
+from kit.results import Parser
 from kit.run import perf_env
 from kit.tools import python_label, python_path, shuffled_rounds
 
@@ -131,7 +132,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__, trees=("baseline",))
     parser.add_argument("command", choices=("spread", "perf"))
     parser.add_argument("pythons", nargs="+", type=python_path, help="paths, commands or pyenv versions (3.12)")
     parser.add_argument("--rounds", type=int, default=30)

@@ -50,15 +50,14 @@ import math
 import os
 import re
 import shlex
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from typing import NamedTuple
 
 from kit.load import Load, busy_share
-from kit.results import tee
+from kit.results import Parser
+from kit.run import work_folder
 from kit.tools import LABELS, PYTEST_TOOLS, add_pytest_tools, alternate, versions
 from pytest_suite import SUITE_FILE, run_session, short_name, write_suite
 
@@ -196,12 +195,11 @@ def print_totals(pairs: list[Pair], tools: list[str]) -> None:
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = Parser(__doc__, output=True)
     parser.add_argument("--pairs", type=int, default=5, help="A/A pairs of each tool (default: 5)")
     parser.add_argument("--load", choices=("mixed", "cpu", "memory", "none"), default="mixed")
     parser.add_argument("--seed", type=int, default=25, help="the load's seed (default: 25)")
     parser.add_argument("--budget", choices=("fast", "default", "rigorous"), help="--perf-budget (default: none given)")
-    parser.add_argument("--output", metavar="FILE", help="write the printed report there too")
     parser.add_argument(
         "--keep", metavar="DIR", help="write the test file, JSON files and load log there and keep them"
     )
@@ -235,16 +233,8 @@ def run(args: argparse.Namespace, folder: str) -> None:
 
 def main() -> None:
     args = parse_args()
-    folder = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="perf-pytest-aa-")
-    os.makedirs(folder, exist_ok=True)
-    with tee(args.output):
-        try:
-            run(args, folder)
-            if args.keep:
-                print(f"files kept in {folder}")
-        finally:
-            if not args.keep:
-                shutil.rmtree(folder, ignore_errors=True)
+    with work_folder(args.keep, "perf-pytest-aa-", "files kept in") as folder:
+        run(args, folder)
 
 
 if __name__ == "__main__":

@@ -36,18 +36,15 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
 import time
 
-from kit.results import tee
-from kit.run import BENCH_LOCK, perf_env
+from kit.results import Parser
+from kit.run import BENCH_LOCK, perf_env, work_folder
 from kit.tools import PERF_PYTHON, PTB_PYTHON
 
 FILES = (
@@ -123,39 +120,32 @@ def plugins(python: str) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = Parser(__doc__, output=True)
     parser.add_argument("--python", default=PERF_PYTHON, help=f"runs pytest (default: {PERF_PYTHON})")
     parser.add_argument("--version", help=f"pytest-benchmark's version (default: the one beside {PTB_PYTHON})")
     parser.add_argument("--sdist", metavar="FILE", help="an already downloaded source archive (no download)")
-    parser.add_argument("--output", metavar="FILE", help="write the printed report there too")
     parser.add_argument("--keep", metavar="DIR", help="extract there and keep the files")
     args = parser.parse_args()
-    folder = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="perf-ptb-tests-")
-    os.makedirs(folder, exist_ok=True)
-    with tee(args.output):
-        try:
-            sdist = args.sdist
-            if sdist is None:
-                version = args.version or installed_version(PTB_PYTHON)
-                sdist = download(version, os.path.join(folder, "sdist"))
-                print(f"pip download --no-deps --no-binary :all: pytest-benchmark=={version}")
-            extract(sdist, folder)
-            command = pytest_command(args.python)
-            print(f"pytest-benchmark's usage tests from {os.path.basename(sdist)}, unchanged")
-            print(f"interpreter: {args.python}; its pytest11 plugins: {plugins(args.python)}")
-            print(f"in {folder}, with PYTHONPATH=tests COLUMNS=80:")
-            print(f"  {shlex.join(command)}", flush=True)
-            print()
-            env = dict(perf_env("tests", tree=None, lock=BENCH_LOCK), COLUMNS="80")
-            start = time.monotonic()
-            done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
-            elapsed = time.monotonic() - start
-            print((done.stdout + done.stderr).rstrip())
-            print()
-            print(f"exit status {done.returncode} after {elapsed:.0f} s")
-        finally:
-            if not args.keep:
-                shutil.rmtree(folder, ignore_errors=True)
+    with work_folder(args.keep, "perf-ptb-tests-", "files kept in") as folder:
+        sdist = args.sdist
+        if sdist is None:
+            version = args.version or installed_version(PTB_PYTHON)
+            sdist = download(version, os.path.join(folder, "sdist"))
+            print(f"pip download --no-deps --no-binary :all: pytest-benchmark=={version}")
+        extract(sdist, folder)
+        command = pytest_command(args.python)
+        print(f"pytest-benchmark's usage tests from {os.path.basename(sdist)}, unchanged")
+        print(f"interpreter: {args.python}; its pytest11 plugins: {plugins(args.python)}")
+        print(f"in {folder}, with PYTHONPATH=tests COLUMNS=80:")
+        print(f"  {shlex.join(command)}", flush=True)
+        print()
+        env = dict(perf_env("tests", tree=None, lock=BENCH_LOCK), COLUMNS="80")
+        start = time.monotonic()
+        done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
+        elapsed = time.monotonic() - start
+        print((done.stdout + done.stderr).rstrip())
+        print()
+        print(f"exit status {done.returncode} after {elapsed:.0f} s")
     sys.exit(0 if done.returncode == 0 else 1)
 
 

@@ -42,16 +42,14 @@ import json
 import math
 import os
 import shlex
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from typing import NamedTuple
 
-from kit.results import tee
-from kit.run import BENCH_LOCK, perf_env
+from kit.results import Parser
+from kit.run import BENCH_LOCK, perf_env, work_folder
 from kit.tools import LABELS, PYTEST_TOOLS, add_pytest_tools, alternate, versions
 
 from perf.analysis.intervals import benchmark_mean_interval
@@ -483,19 +481,16 @@ def report(sessions: list[Session], args: argparse.Namespace) -> None:
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = Parser(__doc__, output=True)
     parser.add_argument("--rounds", type=int, default=3, help="sessions of each tool (default: 3)")
     parser.add_argument("--budget", choices=("fast", "default", "rigorous"), help="--perf-budget (default: none given)")
-    parser.add_argument("--output", metavar="FILE", help="write the printed report there too")
     parser.add_argument("--keep", metavar="DIR", help="write the test file and the JSON files there and keep them")
     return add_pytest_tools(parser)
 
 
 def main() -> None:
     args = parse_args()
-    with tee(args.output):
-        folder = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="perf-pytest-suite-")
-        os.makedirs(folder, exist_ok=True)
+    with work_folder(args.keep, "perf-pytest-suite-", "files kept in") as folder:
         write_suite(folder)
         print(f"pytest suite: 20 benchmarks, {args.rounds} rounds, tools {', '.join(args.tools)}, alternating order")
         for tool in args.tools:
@@ -511,10 +506,6 @@ def main() -> None:
         report(sessions, args)
         report_timeit(sessions, timeit_means(args, folder))
         print(f"load average at the end: {os.getloadavg()[0]:.2f}")
-        if args.keep:
-            print(f"files kept in {folder}")
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

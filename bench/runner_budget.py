@@ -22,7 +22,6 @@ and, for the comparison, pyperf.
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import statistics
@@ -31,6 +30,7 @@ import sys
 import tempfile
 import time
 
+from kit.results import Parser
 from kit.run import perf_env
 from kit.stats import raw_time
 from kit.tools import alternate, has_module
@@ -75,7 +75,7 @@ def measure(command: list[str], output: str, env: dict[str, str]) -> dict[str, f
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument(

@@ -32,12 +32,11 @@ the figures.
 
 from __future__ import annotations
 
-import argparse
 import random
 import time
 from typing import Callable, List
 
-import kit  # noqa: F401 -- perf from this tree
+from kit.results import Parser
 
 from perf.measure.child.steady import (
     FLAT,
@@ -153,7 +152,7 @@ def replay(values: list[float]) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = Parser(__doc__)
     parser.add_argument("-n", "--trials", type=int, default=200)
     parser.add_argument("--seed", type=int, default=2017)
     args = parser.parse_args()

@@ -36,7 +36,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import glob
 import json
 import os
@@ -44,8 +43,12 @@ import subprocess
 import tempfile
 
 from kit import ROOT
+from kit.results import Parser
 from kit.run import perf_env
 from kit.tools import alternate, has_module, pyenv_pythons
+
+import perf
+from perf.analysis.benchmarks import compare_benchmarks, loop_overhead
 
 STATEMENTS = (("pass", None), ("x", "x=1"))
 COMPARE_SETUP = "d = {str(i): i for i in range(100)}"
@@ -116,14 +119,8 @@ def run_tool(python: str, tool: str, stmt: str, setup: str | None, *, folder: st
 
 def figures(path: str) -> tuple[float, float, float | None]:
     """(minimum value, mean of process means, median loop overhead)."""
-    import perf
-
     benchmark = perf.Benchmark.load(path)
     means = benchmark.get_process_means()
-    try:
-        from perf.analysis.benchmarks import loop_overhead
-    except ImportError:  # a perf from before loop_overhead (the "before" figures)
-        return min(benchmark.get_values()), sum(means) / len(means), None
     return min(benchmark.get_values()), sum(means) / len(means), loop_overhead(benchmark)
 
 
@@ -175,9 +172,6 @@ def compare_ratio(pythons: dict[str, str], rounds: int, env: dict[str, str], fol
     print(
         f"{'round':5} {'stdlib 3.11':>12} {'stdlib 3.12':>12} {'stdlib ratio':>13} {'perf ratio':>11} {'perf CI':>17}"
     )
-    import perf
-    from perf.analysis.benchmarks import compare_benchmarks
-
     all_stdlib: list[float] = []
     all_perf: list[float] = []
     for index in range(rounds):
@@ -224,7 +218,7 @@ def pypy_loops(pythons: dict[str, str]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", help="comma-separated names (3.9 .. 3.13, pypy3)")
     parser.add_argument("--skip-compare", action="store_true")

@@ -15,10 +15,10 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 
+from kit.results import Parser
 from kit.tools import alternate
 
 
@@ -63,7 +63,7 @@ def compare(label: str, argv: list[str], repeat: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("--repeat", type=int, default=21)
     args = parser.parse_args()
     compare("default worker (calibration, 1 warmup, 3 values of 0.1 s)", ["--worker", "-l", "0"], args.repeat)

@@ -14,13 +14,13 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
 import sys
 import time
 
+from kit.results import Parser
 from kit.run import perf_env
 from kit.tools import alternate, has_module
 
@@ -40,7 +40,7 @@ def spawn(python: str, tool: str, env: dict[str, str]) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(__doc__)
     parser.add_argument("--repeat", type=int, default=41)
     parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args()

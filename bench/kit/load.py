@@ -158,14 +158,6 @@ class Load:
         self.jobs_python = jobs_python or sys.executable
         self.process: subprocess.Popen[bytes] | None = None
 
-    def describe(self) -> str:
-        """For the header line."""
-        if self.kind == "none":
-            return "none injected"
-        if self.kind in ("jobs", "heavy"):
-            return f"{self.kind} (pyperformance from {self.jobs_python}, seed {self.seed})"
-        return f"{self.kind} (phases of {self.lengths[0]:g}-{self.lengths[1]:g} s, seed {self.seed})"
-
     def start(self) -> Load:
         if self.kind != "none":
             command = [sys.executable, os.path.abspath(__file__), self.kind, str(self.seed), self.log_path]
@@ -189,8 +181,9 @@ class Load:
         self.stop()
 
 
-def read_log(path: str) -> list[dict[str, object]]:
-    """The phases (or jobs) of a load's log; none when there is no log."""
+def read_jsonl(path: str) -> list[dict[str, object]]:
+    """The lines of a JSON-lines file (a load's log, a study's manifest);
+    none when there is no file."""
     if not os.path.exists(path):
         return []
     with open(path) as log:
@@ -203,7 +196,7 @@ def busy_share(log_path: str, start: float, end: float) -> float | None:
     if not os.path.exists(log_path) or end <= start:
         return None
     busy = 0.0
-    for phase in read_log(log_path):
+    for phase in read_jsonl(log_path):
         first, seconds = float(phase["start"]), float(phase["seconds"])  # type: ignore[arg-type]
         busy += max(0.0, min(end, first + seconds) - max(start, first))
     return busy / (end - start)
@@ -213,7 +206,7 @@ def kinds_during(log_paths: list[str], start: float, end: float) -> set[str]:
     """The kinds of the busy phases that overlapped [start, end]."""
     kinds = set()
     for path in log_paths:
-        for phase in read_log(path):
+        for phase in read_jsonl(path):
             first, seconds = float(phase["start"]), float(phase["seconds"])  # type: ignore[arg-type]
             if first < end and first + seconds > start:
                 kinds.add(str(phase["kind"]))

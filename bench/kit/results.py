@@ -1,11 +1,12 @@
 """What an output says about itself: its header line, its ``--output``
 copy, its tables.
 
-Every script prints :func:`header` first, so that a results file made
-from its output (``> bench/results/NAME.txt``, or ``--output``) names the
-command that wrote it, the commit of perf it measured (``dirty``: tracked
-files differed from that commit), when, with which interpreter and beside
-which load (one line)::
+Every script parses its command line with :class:`Parser`, which prints
+the header line first, so that a results file made from its output
+(``> bench/results/NAME.txt``, or ``--output``) names the command that
+wrote it, the commit of perf it measured (``dirty``: tracked files
+differed from that commit), when, with which interpreter and beside which
+load (one line)::
 
     # bench/busy/busy_compare.py analyze /tmp/busy | perf 6f77647... | 2026-11-30 04:12 UTC
       | CPython 3.11.7 | load: none injected, load average 0.61 (2 CPUs)
@@ -13,14 +14,15 @@ which load (one line)::
 
 from __future__ import annotations
 
-import contextlib
+import argparse
+import atexit
 import os
 import platform
 import shlex
 import subprocess
 import sys
 import time
-from typing import Iterator, Sequence, TextIO
+from typing import Callable, Sequence, TextIO
 
 from kit import ROOT
 
@@ -55,9 +57,51 @@ def header_line(load: str | None = None, **more: str) -> str:
     return "# " + " | ".join(fields)
 
 
-def header(load: str | None = None, **more: str) -> None:
-    """Print the header line (through :func:`tee` when it is on)."""
-    print(header_line(load, **more), flush=True)
+def seeded_load(args: argparse.Namespace) -> str | None:
+    """``mixed, seed 1``: the ``--load`` and ``--seed`` of a script (None:
+    it has no ``--load``, or ``none``)."""
+    load = getattr(args, "load", None)
+    if not isinstance(load, str) or load == "none":
+        return None
+    return f"{load}, seed {args.seed}" if getattr(args, "seed", None) is not None else load
+
+
+class Parser(argparse.ArgumentParser):
+    """The command line of a script (described by the first paragraph of
+    its docstring *doc*); ``parse_args()`` prints the header line.
+
+    *load* describes the load the script injects (by default its ``--load``
+    and ``--seed``); *trees* name options that give another source tree of
+    perf (their commits go into the header too).  With *output*, the
+    parser has ``--output FILE``: everything printed from the header on
+    also goes to FILE."""
+
+    def __init__(
+        self,
+        doc: str | None = None,
+        *,
+        load: Callable[[argparse.Namespace], str | None] = seeded_load,
+        trees: Sequence[str] = (),
+        output: bool = False,
+        **kwargs: object,  # a subcommand's parser: argparse's own arguments
+    ) -> None:
+        if doc:
+            kwargs["description"] = doc.strip().split("\n\n")[0]
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.describe_load, self.trees = load, trees
+        if output:
+            self.add_argument("--output", metavar="FILE", help="write the printed report there too")
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[no-untyped-def,override]
+        parsed = super().parse_args(args, namespace)
+        if getattr(parsed, "output", None):
+            tee(parsed.output)
+        more = {f"{name} tree": commit(getattr(parsed, name)) for name in self.trees if getattr(parsed, name, None)}
+        python = getattr(parsed, "python", None)
+        if isinstance(python, str) and os.path.realpath(python) != os.path.realpath(sys.executable):
+            more["measuring"] = python
+        print(header_line(self.describe_load(parsed), **more), flush=True)
+        return parsed
 
 
 class Tee:
@@ -76,19 +120,16 @@ class Tee:
             stream.flush()
 
 
-@contextlib.contextmanager
-def tee(path: str | None) -> Iterator[None]:
-    """What is printed inside also goes to *path* (``--output FILE``;
-    None: nowhere else)."""
-    if path is None:
-        yield
-        return
-    with open(path, "w") as file:
-        sys.stdout = Tee(sys.__stdout__, file)  # type: ignore[assignment]
-        try:
-            yield
-        finally:
-            sys.stdout = sys.__stdout__
+def tee(path: str) -> None:
+    """From now on, what is printed also goes to *path*, until exit."""
+    file = open(path, "w")  # noqa: SIM115 -- closed at exit
+
+    def close() -> None:
+        sys.stdout = sys.__stdout__
+        file.close()
+
+    sys.stdout = Tee(sys.__stdout__, file)  # type: ignore[assignment]
+    atexit.register(close)
 
 
 def print_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> None:

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import os
+import random
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from typing import IO, Callable, NamedTuple, Sequence
+from typing import IO, Callable, ContextManager, Iterator, NamedTuple, Sequence, TypeVar
 
 from kit import ROOT
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 #: a perf command that takes longer is killed (and retried by the callers that retry)
 PERF_TIMEOUT = 600.0
@@ -102,18 +109,89 @@ def run_logged(commands: Sequence[list[str]], log: IO[str], die_with_us: bool = 
     return None
 
 
-def retried(attempt: Callable[[], str | None], attempts: int, where: str, pause: float = 5.0) -> bool:
-    """Call *attempt* (it returns None when it worked, else what failed)
-    until it works, at most *attempts* times: perf fails now and then when
-    its source tree is mid-edit (other people work in it)."""
+def run_retried(
+    commands: Sequence[list[str]],
+    log_path: str,
+    attempts: int,
+    *,
+    folder: str | None = None,
+    output: str | None = None,
+    during: Callable[[], ContextManager[object]] = contextlib.nullcontext,
+    die_with_us: bool = True,
+) -> float | None:
+    """:func:`run_logged` (to *log_path*) until the commands all work, at
+    most *attempts* times: perf fails now and then when its source tree is
+    mid-edit (other people work in it).  Before each attempt *folder* is
+    made empty and *output* removed; the commands run inside ``during()``
+    (a load), whose start counts in the wall time of the attempt.  The
+    wall time of the attempt that worked, or None."""
     for number in range(1, attempts + 1):
-        failure = attempt()
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
+            os.makedirs(folder)
+        if output and os.path.exists(output):
+            os.unlink(output)
+        start = time.perf_counter()
+        with during(), open(log_path, "a") as log:
+            failure = run_logged(commands, log, die_with_us)
         if failure is None:
-            return True
-        print(f"  perf failed ({failure}, attempt {number}/{attempts}), see {where}", flush=True)
+            return time.perf_counter() - start
+        print(f"  perf failed ({failure}, attempt {number}/{attempts}), see {log_path}", flush=True)
         if number < attempts:
+            time.sleep(5)
+    return None
+
+
+def add_study_options(parser: argparse.ArgumentParser, python: str = "the Python running perf") -> None:
+    """``--seed`` (default: drawn; the scripts print it), ``--keep DIR``,
+    ``--pause``, ``--attempts`` and ``--python``: the options of a study
+    that runs perf commands over and over (*python*: what ``--python`` is)."""
+    seed = random.SystemRandom().randrange(2**32)
+    parser.add_argument("--seed", type=int, default=seed, help="seed of the schedule (default: drawn, printed)")
+    parser.add_argument("--keep", metavar="DIR", help="keep the result files in DIR (default: a temporary folder)")
+    parser.add_argument("--pause", type=float, default=0.5, help="seconds between runs (default: 0.5)")
+    parser.add_argument("--attempts", type=int, default=3, help="attempts per run when perf fails (default: 3)")
+    parser.add_argument("--python", default=sys.executable, help=f"{python} (default: this one)")
+
+
+@contextlib.contextmanager
+def work_folder(keep: str | None, prefix: str, kept: str = "Result files kept in") -> Iterator[str]:
+    """The folder of a study's files: *keep* (``--keep DIR``, kept, and
+    said so at the end), else a temporary one, removed at the end."""
+    folder = os.path.abspath(keep) if keep else tempfile.mkdtemp(prefix=prefix)
+    os.makedirs(folder, exist_ok=True)
+    try:
+        yield folder
+    finally:
+        if keep:
+            print(f"{kept} {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def repeat(
+    tasks: Sequence[T], run_one: Callable[[T], tuple[R, str] | None], pause: float, what: str, width: int = 3
+) -> list[R]:
+    """Run every task, *pause* seconds apart: ``run_one(task)`` gives the
+    outcome and its progress line, or None when it failed.  Ctrl-C stops
+    and keeps the outcomes so far."""
+    outcomes: list[R] = []
+    failures = 0
+    start = time.perf_counter()
+    try:
+        for number, task in enumerate(tasks, 1):
+            done = run_one(task)
+            if done is None:
+                failures += 1
+                continue
+            outcomes.append(done[0])
+            total = time.perf_counter() - start
+            print(f"  [{number:{width}}/{len(tasks)}] {done[1]}  (total {total:.0f} s)", flush=True)
             time.sleep(pause)
-    return False
+    except KeyboardInterrupt:
+        print(f"Interrupted: summarising the {what} done so far.")
+    print(f"Ran {len(outcomes)} of {len(tasks)} {what} in {time.perf_counter() - start:.0f} s; {failures} failed.")
+    return outcomes
 
 
 class CommandFailed(Exception):

@@ -8,7 +8,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 from perf.analysis import compare
 from perf.analysis.distributions import normal_cdf
-from perf.analysis.statistics import mean, variance, variance_components
+from perf.analysis.statistics import mean, median, stdev, variance, variance_components
 from perf.analysis.student_t_quantile import student_t_ppf
 
 ALPHA = 0.05
@@ -79,6 +79,19 @@ def half_width(claim: Claim) -> float | None:
     if claim.low is None or claim.high is None or not claim.low > 0 or math.isinf(claim.high):
         return None
     return math.sqrt(claim.high / claim.low) - 1
+
+
+def claims_cells(claims: Sequence[Claim]) -> list[str]:
+    """Over repetitions: the median ratio, the median half-width, the mean
+    and SD of the t-scores (an honest SE gives mean 0 and SD 1)."""
+    widths = [width for width in map(half_width, claims) if width is not None]
+    t_scores = [claim.t_score for claim in claims if math.isfinite(claim.t_score)]
+    return [
+        f"{median([claim.ratio for claim in claims]):.4f}",
+        f"+-{100 * median(widths):.2f} %" if widths else "n/a",
+        f"{mean(t_scores):+.2f}" if t_scores else "n/a",
+        f"{stdev(t_scores):.2f}" if len(t_scores) >= 2 else "n/a",
+    ]
 
 
 # -- the rivals' tests ---------------------------------------------------------------

@@ -224,4 +224,3 @@ def make_history(
         date = (START + datetime.timedelta(days=index)).isoformat()
         recordings.append(Recording(commit_id(index, seed), date, perf.BenchmarkSuite(suite_benchmarks), spike))
     return recordings
-

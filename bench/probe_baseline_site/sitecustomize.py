@@ -1,16 +1,10 @@
 """``busy_compare.py record --study baseline`` (issue 21): every perf worker
 also times perf's first speed probe (candidate ``python`` of
-bench/probe_candidates.py), so that the probe perf records and the first
-one are judged on the same recordings.  Bench only: nothing in perf knows.
+probe_candidates.py, which busy_compare.py puts on PYTHONPATH with this
+folder), so that the probe perf records and the first one are judged on
+the same recordings.  Bench only: nothing in perf knows.
 """
 
-import contextlib
-import os
-import sys
+import probe_candidates
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import probe_candidates  # the bench folder, just put on the path
-
-with contextlib.suppress(ImportError):  # an interpreter without perf on its path
-    probe_candidates.install(["python"])
+probe_candidates.install(["python"])

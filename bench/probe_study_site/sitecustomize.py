@@ -1,18 +1,10 @@
 """``busy_compare.py record --study candidates`` (issue 21): every perf
-worker also times each candidate probe of bench/probe_candidates.py, next
-to its own probe, recorded as ``probe_<name>_before``/``_after``.
-
-Put this folder on PYTHONPATH; perf passes PYTHONPATH on to its workers.
-Bench only: nothing in perf knows.
+worker also times each candidate probe of probe_candidates.py (which
+busy_compare.py puts on PYTHONPATH with this folder), next to its own
+probe, recorded as ``probe_<name>_before``/``_after``.  Bench only:
+nothing in perf knows.
 """
 
-import contextlib
-import os
-import sys
+import probe_candidates
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import probe_candidates  # the bench folder, just put on the path
-
-with contextlib.suppress(ImportError):  # an interpreter without perf on its path
-    probe_candidates.install()
+probe_candidates.install()
