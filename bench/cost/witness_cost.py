@@ -10,13 +10,17 @@ worker (one value of one loop), whose time is nearly all fixed costs.
 
 Usage::
 
-    python bench/witness_cost.py [--repeat 21]
+    python bench/cost/witness_cost.py [--repeat 21]
 """
 
 from __future__ import annotations
 
+import os
 import statistics
+import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.results import Parser
 from kit.tools import alternate

@@ -19,7 +19,7 @@ half-width of the 95 % interval of the mean.
 
 Usage::
 
-    python bench/cold_first_call.py [--rounds 3] [--python PYTHON] [--before ROOT]
+    python bench/runner/cold_first_call.py [--rounds 3] [--python PYTHON] [--before ROOT]
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit import ROOT
 from kit.results import Parser

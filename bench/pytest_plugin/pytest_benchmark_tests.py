@@ -31,7 +31,8 @@ itself) to check the harness: everything selected must pass.
 
 Usage::
 
-    python bench/pytest_benchmark_tests.py [--python PY] [--version VER] [--sdist FILE] [--output FILE] [--keep DIR]
+    python bench/pytest_plugin/pytest_benchmark_tests.py [--python PY] [--version VER] [--sdist FILE]
+                                                         [--output FILE] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ import subprocess
 import sys
 import tarfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.results import Parser
 from kit.run import BENCH_LOCK, perf_env, work_folder

@@ -55,7 +55,8 @@ than an FPR counted over a few dozen repetitions).
 
 Usage::
 
-    python bench/drift_compare.py [--repetitions 30] [--precision-repetitions 10] [--seed N] [--keep DIR] [--no-load]
+    python bench/compare/drift_compare.py [--repetitions 30] [--precision-repetitions 10] [--seed N] [--keep DIR]
+                                          [--no-load]
 
 About 25 minutes with the defaults on a 2-vCPU VM (each interleaved or block
 repetition about 22 s, a target-precision one 8-40 s).  With R = 30 the
@@ -73,8 +74,11 @@ import random
 import shlex
 import signal
 import subprocess
+import sys
 import time
 from typing import Any, NamedTuple, Sequence
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit import ROOT
 from kit.results import Parser, print_table

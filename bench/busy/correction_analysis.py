@@ -1,4 +1,4 @@
-"""``analyze`` of bench/correction_study.py: each correction method on the
+"""``analyze`` of bench/busy/correction_study.py: each correction method on the
 recorded pairs, against the interleaved ratio, and on the A/A pairs.
 
 A method takes two Benchmarks (reference, changed) and returns a

@@ -31,7 +31,7 @@ process after the JIT has warmed up: ``--pypy-loops`` prints that.
 
 Usage::
 
-    python bench/timeit_loop.py [--rounds 3] [--only 3.11,3.12] [--skip-compare]
+    python bench/runner/timeit_loop.py [--rounds 3] [--only 3.11,3.12] [--skip-compare]
 """
 
 from __future__ import annotations
@@ -40,7 +40,10 @@ import glob
 import json
 import os
 import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit import ROOT
 from kit.results import Parser

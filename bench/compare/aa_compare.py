@@ -36,7 +36,7 @@ uncertainty about the method's true rate on this machine is larger.
 
 Usage::
 
-    python bench/aa_compare.py [--processes 480] [--splits 1000] [--seed N] [--pool FILE | --keep]
+    python bench/compare/aa_compare.py [--processes 480] [--splits 1000] [--seed N] [--pool FILE | --keep]
 """
 
 from __future__ import annotations
@@ -51,6 +51,8 @@ import sys
 import tempfile
 import time
 from typing import Any, Callable, NamedTuple, Sequence
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit import ROOT
 from kit.results import Parser

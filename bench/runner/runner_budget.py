@@ -14,7 +14,7 @@ machine drift hits both tools alike, and prints per tool:
 
 Usage::
 
-    python bench/runner_budget.py [--rounds 5] [--python PYTHON] [-- extra runner options]
+    python bench/runner/runner_budget.py [--rounds 5] [--python PYTHON] [-- extra runner options]
 
 PYTHON must be able to import perf (run from the source tree, or installed)
 and, for the comparison, pyperf.
@@ -29,6 +29,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.results import Parser
 from kit.run import perf_env

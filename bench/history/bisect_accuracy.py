@@ -1,7 +1,7 @@
 """Accuracy of ``perf bisect`` on an example repository with a planted regression.
 
 Issue 22's acceptance trial: on a git repository of 30 commits of a
-pure-Python module (``bench/example_repo.py``) with a planted 5 %
+pure-Python module (``bench/history/example_repo.py``) with a planted 5 %
 regression, while a seeded load comes and goes beside it, ``perf bisect``
 with the default clock (wall time) and the default budget of a session
 names the right commit in at least 9 of 10 trials, never a wrong one, in
@@ -27,8 +27,8 @@ Then the totals and the targets.
 own session of 10 rounds x 3 values, wall clock); ``--budget`` is passed
 to bisect (default: its own, 20 minutes).
 
-    python bench/bisect_accuracy.py [--trials 10] [--commits 30] [--load mixed|cpu|memory|none]
-                                    [--seed 22] [--budget 20m] [--args "..."] [--verbose]
+    python bench/history/bisect_accuracy.py [--trials 10] [--commits 30] [--load mixed|cpu|memory|none]
+                                            [--seed 22] [--budget 20m] [--args "..."] [--verbose]
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from example_repo import build_example_repo
 from kit.load import Load, busy_share

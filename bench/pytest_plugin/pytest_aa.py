@@ -1,6 +1,6 @@
 """A/A false alarms of pytest-benchmark's and perf's pytest comparisons on a busy machine (issue 25).
 
-The 20-benchmark test file of bench/pytest_suite.py, run as two pytest
+The 20-benchmark test file of bench/pytest_plugin/pytest_suite.py, run as two pytest
 sessions of the very same code, A then B one after the other, for each
 tool, ``--pairs`` times (the tool that goes first alternates from pair to
 pair), while bench/kit/load.py's load comes and goes (``--load mixed``:
@@ -38,8 +38,9 @@ sessions failed / pairs.
 
 Usage::
 
-    python bench/pytest_aa.py [--pairs 5] [--load mixed|cpu|memory|none] [--seed 25] [--budget B]
-                              [--tools ptb,perf] [--output FILE] [--keep DIR] [--ptb-python PY] [--perf-python PY]
+    python bench/pytest_plugin/pytest_aa.py [--pairs 5] [--load mixed|cpu|memory|none] [--seed 25] [--budget B]
+                                            [--tools ptb,perf] [--output FILE] [--keep DIR]
+                                            [--ptb-python PY] [--perf-python PY]
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ import statistics
 import sys
 import time
 from typing import NamedTuple
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.load import Load, busy_share
 from kit.results import Parser

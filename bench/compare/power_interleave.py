@@ -55,7 +55,7 @@ false-positive rates (nominal: 2.5 % for "CI above 1", 5 % two-sided).
 
 Usage::
 
-    python bench/power_interleave.py [--repetitions 24] [--pairs 16] [--values 2] [--seed N] [--keep DIR]
+    python bench/compare/power_interleave.py [--repetitions 24] [--pairs 16] [--values 2] [--seed N] [--keep DIR]
 
 One run takes about 14 s with the defaults on the 2-vCPU VM (32 workers of
 about 0.4 s plus the loop calibration; 9.6-20.6 s measured), a round of 6
@@ -72,7 +72,10 @@ import random
 import shlex
 import shutil
 import subprocess
+import sys
 from typing import NamedTuple, Sequence
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit import ROOT
 from kit.results import Parser, print_table

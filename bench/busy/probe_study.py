@@ -3,7 +3,7 @@
 ``spread``: workers of several interpreters, started in shuffled rounds
 (one worker per interpreter per round, in a new random order each round,
 so that the machine's drift hits them alike), each time every candidate
-probe of bench/probe_candidates.py before and after 0.3 s of Python work
+probe of bench/busy/probe_candidates.py before and after 0.3 s of Python work
 (as a perf worker does around its values).  Prints, per candidate, each
 interpreter's median probe (geometric mean of before and after, as
 perf.analysis.interference reads a worker) and the spread of the medians
@@ -20,8 +20,8 @@ minutes).
 
 Usage::
 
-    python bench/probe_study.py spread [--rounds 30] [--seed 1] PYTHON...
-    python bench/probe_study.py perf [--rounds 30] [--seed 1] [--baseline TREE] PYTHON...
+    python bench/busy/probe_study.py spread [--rounds 30] [--seed 1] PYTHON...
+    python bench/busy/probe_study.py perf [--rounds 30] [--seed 1] [--baseline TREE] PYTHON...
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit import ROOT
 from kit.results import Parser

@@ -20,8 +20,9 @@ changes: found (at the right commit, in the right direction), false
 
 Usage::
 
-    python bench/history_busy.py record FOLDER [--mode interleaved|sequential] [--load cpu|mixed|none] [--seed 1]
-    python bench/history_busy.py analyze FOLDER [FOLDER...]
+    python bench/history/history_busy.py record FOLDER [--mode interleaved|sequential] [--load cpu|mixed|none]
+                                                [--seed 1]
+    python bench/history/history_busy.py analyze FOLDER [FOLDER...]
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ import os
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit import ROOT
 from kit.load import Load

@@ -26,7 +26,7 @@ the Monte-Carlo standard errors (binomial) as lower bounds.
 
 Usage::
 
-    python bench/power_compare.py [--processes 288] [--draws 400] [--seed N] [--pool DIR | --keep]
+    python bench/compare/power_compare.py [--processes 288] [--draws 400] [--seed N] [--pool DIR | --keep]
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ import sys
 import tempfile
 import time
 from typing import NamedTuple, Sequence
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from aa_compare import (
     BUDGETS,

@@ -12,7 +12,7 @@ statement (they alternate from cycle to cycle), records the reference and
 the changed interpreter separately (their order alternates), then the
 interleaved run.  The loads:
 
-* ``cpu``: bench/kit/load.py's ``mixed`` load, bench/busy_compare.py's
+* ``cpu``: bench/kit/load.py's ``mixed`` load, bench/busy/busy_compare.py's
   (busy and idle phases of 2-6 s; a busy phase spins both CPUs or copies
   64 MB buffers);
 * ``jobs``: a real mix of other benchmark jobs, pyperformance benchmarks
@@ -36,9 +36,9 @@ statement): how often each method called identical code different.
 
 Usage::
 
-    python bench/correction_study.py record FOLDER REF_PYTHON CHANGED_PYTHON --load heavy [--cycles 20] [--aa]
-                                          [--jobs-python PYTHON]
-    python bench/correction_study.py analyze FOLDER [FOLDER...]
+    python bench/busy/correction_study.py record FOLDER REF_PYTHON CHANGED_PYTHON --load heavy [--cycles 20]
+                                                 [--aa] [--jobs-python PYTHON]
+    python bench/busy/correction_study.py analyze FOLDER [FOLDER...]
 """
 
 from __future__ import annotations
@@ -47,7 +47,10 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.load import Load
 from kit.results import Parser

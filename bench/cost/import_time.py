@@ -1,6 +1,6 @@
 """Import cost of perf next to pyperf, from ``python -X importtime``.
 
-Usage: python bench/import_time.py [--python PY] [--pyperf-python PY] [-n N]
+Usage: python bench/cost/import_time.py [--python PY] [--pyperf-python PY] [-n N]
 
 Prints the median cumulative import time (microseconds) of:
 ``import perf``, ``import perf`` plus the model classes (what a script that
@@ -12,9 +12,12 @@ so read the figures as orders of magnitude, not exact costs.
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.results import Parser
 from kit.run import perf_env

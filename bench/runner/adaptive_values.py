@@ -88,8 +88,8 @@ run), which ``--analyse DIR`` summarises again without running anything.
 
 Usage::
 
-    python bench/adaptive_values.py [--repetitions 20] [--workloads str-set,alloc] [--seed N] [--keep DIR]
-    python bench/adaptive_values.py --analyse DIR [--seed N]
+    python bench/runner/adaptive_values.py [--repetitions 20] [--workloads str-set,alloc] [--seed N] [--keep DIR]
+    python bench/runner/adaptive_values.py --analyse DIR [--seed N]
 """
 
 from __future__ import annotations
@@ -100,7 +100,10 @@ import os
 import random
 import shlex
 import subprocess
+import sys
 from typing import NamedTuple, Sequence
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit import ROOT
 from kit.results import Parser, print_table

@@ -10,9 +10,9 @@ regression).  Commit dates are one day apart from 2026-10-01, so the
 repository is the same each time it is built (but for the commit ids'
 dependence on git's version, which is stable).
 
-Used by bench/bisect_accuracy.py and by the walk-through of doc/history.rst::
+Used by bench/history/bisect_accuracy.py and by the walk-through of doc/history.rst::
 
-    python bench/example_repo.py FOLDER [--commits 30] [--regression 17]
+    python bench/history/example_repo.py FOLDER [--commits 30] [--regression 17]
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Time of the analysis commands on a big suite, perf next to pyperf.
 
-Usage: python bench/analysis_speed.py [--benchmarks 200] [--processes 20] [-n 15]
+Usage: python bench/cost/analysis_speed.py [--benchmarks 200] [--processes 20] [-n 15]
        [--command NAME ...] [--no-site]
 
-Writes two suites built like ``bench/load_time.py``'s (B benchmarks x P worker
+Writes two suites built like ``bench/cost/load_time.py``'s (B benchmarks x P worker
 processes x 3 values, one warmup per run, a loop calibration run per
 benchmark, per-run and suite metadata as a real run has: 1.35 MB each for
 200 x 20): ``ref.json`` and ``changed.json`` (other figures, same names).
@@ -45,6 +45,8 @@ import site
 import statistics
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.results import Parser
 from kit.run import CommandFailed, perf_env, timed

@@ -1,6 +1,6 @@
 """Accuracy and cost of perf.measure.child.steady.classify on synthetic sequences.
 
-Usage: python bench/steady_state.py [-n TRIALS] [--seed SEED]
+Usage: python bench/runner/steady_state.py [-n TRIALS] [--seed SEED]
 
 Each kind below is generated TRIALS times (200 by default) with 200 values
 of a random base duration (0.1 ms to 100 ms) and multiplicative noise of a
@@ -32,9 +32,13 @@ the figures.
 
 from __future__ import annotations
 
+import os
 import random
+import sys
 import time
 from typing import Callable, List
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.results import Parser
 

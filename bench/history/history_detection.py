@@ -32,15 +32,18 @@ commit (``history record``).
 
 Usage::
 
-    python bench/history_detection.py [--histories 40] [--seed 1] [--drift 0.01] [--only SCENARIO]
+    python bench/history/history_detection.py [--histories 40] [--seed 1] [--drift 0.01] [--only SCENARIO]
         [--slow-runs 0.1 [--run-length 3] [--off-cpu 0.8]] [--interleaved]
 """
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit import synthetic
 from kit.results import Parser

@@ -1,6 +1,6 @@
 """Time of ``history changes`` on a big store, and of ``history add`` of a big file.
 
-Usage: python bench/history_store_speed.py [-n 9] [--commits 300] [--benchmarks 50]
+Usage: python bench/cost/history_store_speed.py [-n 9] [--commits 300] [--benchmarks 50]
        [--add-benchmarks 200] [--processes 20]
 
 Builds a store of a synthetic history (``kit.synthetic.make_history``: one
@@ -14,7 +14,7 @@ store and bringing its index in sync, the work, output to /dev/null):
 * ``python -m perf history changes STORE`` (target: at most 2 s);
 * ``python -m perf history add STORE FILE --commit SHA --date DATE`` of a
   200-benchmark x 20-process x 3-value file as a real run writes it
-  (``bench/load_time.py``: metadata, warmups and a calibration run per
+  (``bench/cost/load_time.py``: metadata, warmups and a calibration run per
   benchmark; 1.35 MB), into that same 300-recording store (target: at
   most 0.5 s); each repetition adds another file.
 
@@ -32,6 +32,8 @@ import statistics
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.results import Parser
 from kit.run import CommandFailed, perf_env, timed

@@ -1,6 +1,6 @@
 """Time to load (and re-dump) a large result file, perf next to pyperf.
 
-Usage: python bench/load_time.py [--benchmarks 200] [--processes 20] [-n 7]
+Usage: python bench/cost/load_time.py [--benchmarks 200] [--processes 20] [-n 7]
 
 Builds a suite like a pyperformance run (``kit.synthetic.build_suite``): B benchmarks x P worker processes x
 3 values (+1 warmup), each benchmark after a loop calibration run, with
@@ -25,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.results import Parser
 from kit.run import perf_env

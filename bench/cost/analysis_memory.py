@@ -1,10 +1,10 @@
 """Peak memory of the analysis commands on a big result file, perf next to pyperf.
 
-Usage: python bench/analysis_memory.py [--size 50] [--benchmarks 200] [--command NAME ...]
+Usage: python bench/cost/analysis_memory.py [--size 50] [--benchmarks 200] [--command NAME ...]
        [--no-tracemalloc]
 
 Writes a result file of about SIZE MB in a temporary folder (the suite of
-``bench/load_time.py``, ``kit.synthetic.build_suite``: B benchmarks, each with a loop calibration run and
+``bench/cost/load_time.py``, ``kit.synthetic.build_suite``: B benchmarks, each with a loop calibration run and
 as many worker processes x 3 values as it takes, per-run and suite metadata
 as a real run has), then runs each command on it with perf and with pyperf:
 
@@ -38,6 +38,8 @@ import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit import BENCH
 from kit.results import Parser

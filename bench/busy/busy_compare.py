@@ -34,14 +34,14 @@ wrong-direction rate of the A/B kinds.
 
 Usage::
 
-    python bench/busy_compare.py record FOLDER [--cycles 40] [--load mixed|cpu|memory|none] [--seed 1]
-                                    [--study candidates|baseline]
-    python bench/busy_compare.py analyze FOLDER [FOLDER...] [--probe NAME] [--probe-table]
+    python bench/busy/busy_compare.py record FOLDER [--cycles 40] [--load mixed|cpu|memory|none] [--seed 1]
+                                             [--study candidates|baseline]
+    python bench/busy/busy_compare.py analyze FOLDER [FOLDER...] [--probe NAME] [--probe-table]
 
 ``--study`` (issue 21): the workers also time the candidate probes of
-bench/probe_candidates.py, every one (``candidates``:
-bench/probe_study_site/) or perf's first probe only (``baseline``:
-bench/probe_baseline_site/); ``analyze --probe NAME`` then judges every
+bench/busy/probe_candidates.py, every one (``candidates``:
+bench/busy/probe_study_site/) or perf's first probe only (``baseline``:
+bench/busy/probe_baseline_site/); ``analyze --probe NAME`` then judges every
 method with candidate NAME (``a+b``: the sum of their times) in place of
 the probe perf recorded, on the same recordings, and ``--probe-table``
 says how well each candidate tracks the machine.
@@ -57,6 +57,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 import correction_analysis
 from kit.load import Load, kinds_during, read_jsonl
@@ -406,7 +408,7 @@ def main() -> None:
     args = parser.parse_args()
     if getattr(args, "probe", None):
         PROBE.append(args.probe)
-        print(f"Speed probe read: candidate {args.probe!r} (bench/probe_candidates.py)")
+        print(f"Speed probe read: candidate {args.probe!r} (bench/busy/probe_candidates.py)")
     if args.command == "record":
         record(args)
     else:

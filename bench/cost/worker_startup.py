@@ -9,7 +9,7 @@ result sent back through the pipe.
 
 Usage::
 
-    python bench/worker_startup.py [--repeat 41] [--python PYTHON]
+    python bench/cost/worker_startup.py [--repeat 41] [--python PYTHON]
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.results import Parser
 from kit.run import perf_env
