@@ -163,7 +163,7 @@ def perf_command(
 ) -> list[str]:
     command = [paths[side], "-m", "perf", "timeit", "-q"]
     if compare_to:
-        command += ["--compare-to", paths[SIDE_A]]
+        command += ["--compare-to", paths[SIDE_A], "--python-names", "ref:changed"]  # X-ref.json, X-changed.json
     command += ["-p", str(args.pairs), "-n", str(args.values), "-o", output]
     return [*command, "--setup", setup_code(args.base, effect), STATEMENT]
 
