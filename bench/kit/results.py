@@ -9,7 +9,7 @@ differed from that commit), when, with which interpreter and beside which
 load (one line)::
 
     # bench/busy/busy_compare.py analyze /tmp/busy | perf 6f77647... | 2026-11-30 04:12 UTC
-      | CPython 3.11.7 | load: none injected, load average 0.61 (2 CPUs)
+      | CPython 3.11.7 | load: none injected; load average 0.61 (2 CPUs)
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def header_line(load: str | None = None, **more: str) -> str:
         time.strftime("%Y-%m-%d %H:%M %Z"),
         f"{platform.python_implementation()} {platform.python_version()}",
         *(f"{name.replace('_', ' ')} {value}" for name, value in more.items()),
-        f"load: {load or 'none injected'}, load average {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)",
+        f"load: {load or 'none injected'}; load average {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)",
     ]
     return "# " + " | ".join(fields)
 
