@@ -15,11 +15,13 @@ difference between two sets that measured the very same code
 * pyperf's ``compare_to`` significance test: Student t on all pooled values
   (``pyperf._utils.is_significant``, or the same formula locally when pyperf is
   missing);
-* Mann-Whitney U on process means (local implementation, the reference for a
-  robust mode) and any robust / win-rate function found in ``perf.analysis``;
-* a paired t on the log ratios of the pairs (side A's i-th process against
-  side B's i-th; local, doc/design.rst, R6): meant for interleaved windows,
-  where the pairs are adjacent processes.
+* perf's rank tests (``--robust``, ``perf.analysis.ranks``: Mann-Whitney on
+  process means, Wilcoxon's signed ranks on pairs) and win rates
+  (``perf.analysis.win_rate``);
+* perf's paired comparison (``compare_paired_process_means``: a t test on
+  the log ratios of the pairs, side A's i-th process against side B's
+  i-th; doc/design.rst, R6): meant for interleaved windows, where the pairs
+  are adjacent processes.
 
 Budgets: perf's default 24 processes x 2 values (the first 2 values of each
 pooled process) and pyperf's default 20 x 3 (needs ``--values 3``, the
@@ -57,13 +59,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from kit import ROOT
 from kit.results import Parser
 from kit.run import perf_env
-from kit.stats import ALPHA, icc, mann_whitney_p, pyperf_test
+from kit.stats import ALPHA, icc, pyperf_test
 from kit.stats import mc_rate as rate
 
 from perf.analysis import compare
 from perf.analysis.ranks import rank_compare_process_means, signed_rank_compare_process_means
 from perf.analysis.statistics import mean, stdev
-from perf.analysis.student_t_quantile import student_t_ppf
 from perf.analysis.win_rate import paired_win_rate, win_rate
 from perf.storage.files import load_benchmark
 
@@ -208,16 +209,6 @@ def describe_drift(pool: Pool) -> None:
 # --- tests ---------------------------------------------------------------
 
 
-def paired_t(means_a: Sequence[float], means_b: Sequence[float]) -> bool:
-    """t test on log(b_i / a_i) of the pairs (a_i, b_i) (doc/design.rst, R6)."""
-    differences = [math.log(b) - math.log(a) for a, b in zip(means_a, means_b)]
-    spread = stdev(differences)
-    if spread == 0:
-        return mean(differences) != 0
-    t_score = mean(differences) / (spread / math.sqrt(len(differences)))
-    return abs(t_score) >= student_t_ppf(1 - ALPHA / 2, len(differences) - 1)
-
-
 class OptionalMethod(NamedTuple):
     label: str
     function: Callable[..., Any]
@@ -265,8 +256,7 @@ class Evaluator:
             "perf: verdict slower/faster/small change",
             "perf: verdict slower/faster (beyond 1 %)",
             "pyperf: pooled t on all values",
-            "Mann-Whitney U on process means (local)",
-            "paired t on log ratios of the pairs (local)",
+            "perf paired: t on log ratios of the pairs",
         ]
         if with_optional:
             labels += [method.label for method in self.optional if method.label not in self.failed]
@@ -284,8 +274,9 @@ class Evaluator:
             "perf: verdict slower/faster/small change": result.verdict in DIFFERENCE_VERDICTS,
             "perf: verdict slower/faster (beyond 1 %)": result.verdict in BEYOND_MARGIN_VERDICTS,
             "pyperf: pooled t on all values": bool(self.pyperf_test(pooled_a, pooled_b)[0]),
-            "Mann-Whitney U on process means (local)": mann_whitney_p(means_a, means_b) < ALPHA,
-            "paired t on log ratios of the pairs (local)": paired_t(means_a, means_b),
+            "perf paired: t on log ratios of the pairs": excludes(1)(
+                compare.compare_paired_process_means(means_a, means_b)
+            ),
         }
         if full:
             for method in self.optional:

@@ -14,9 +14,8 @@ and prints (doc/design.rst, R4, R5):
   rate (verdict slower; 95 % CI entirely above 1), the verdict mix, the
   median ratio, the median CI half-width and the median minimum detectable
   effect, MDE = 2.8 x SE of the log ratio (80 % power, two-sided 5 %);
-* pyperf's ``compare_to`` significance test on all pooled values beside it
-  (and the local Mann-Whitney U on process means, plus any robust function
-  found in ``perf.analysis``);
+* pyperf's ``compare_to`` significance test on all pooled values beside it,
+  and perf's rank tests (``--robust``, ``perf.analysis.ranks``);
 * an A vs A row (two disjoint sets of A processes) as the false-positive
   control, and "same round" comparisons: the A and B perf invocations of one
   round against each other, as two consecutive real runs would be compared.
@@ -58,12 +57,12 @@ from aa_compare import (
 from kit import ROOT
 from kit.results import Parser, print_table
 from kit.run import perf_env
-from kit.stats import ALPHA, icc, mann_whitney_p
+from kit.stats import icc
 from kit.stats import mc_rate as rate
 from kit.tools import shuffled_rounds
 
 from perf.analysis import compare
-from perf.analysis.statistics import mean, median, stdev, variance
+from perf.analysis.statistics import mean, median, stdev
 
 BASE = 20_000
 FACTORS = (1.02, 1.05)
@@ -132,14 +131,7 @@ class Draw(NamedTuple):
     se: float
     pyperf: bool
     pyperf_slower: bool
-    mann_whitney: bool
     optional: dict[str, bool]
-
-
-def log_se(means_a: Sequence[float], means_b: Sequence[float]) -> float:
-    logs_a = [math.log(value) for value in means_a]
-    logs_b = [math.log(value) for value in means_b]
-    return math.sqrt(variance(logs_a) / len(logs_a) + variance(logs_b) / len(logs_b))
 
 
 def draw(side_a: Sequence[Sequence[float]], side_b: Sequence[Sequence[float]], evaluator: Evaluator) -> Draw:
@@ -162,10 +154,9 @@ def draw(side_a: Sequence[Sequence[float]], side_b: Sequence[Sequence[float]], e
         result.ratio,
         result.low,
         result.high,
-        log_se(means_a, means_b),
+        result.standard_error,
         significant,
         significant and mean(pooled_b) > mean(pooled_a),
-        mann_whitney_p(means_a, means_b) < ALPHA,
         optional,
     )
 
@@ -204,7 +195,6 @@ def summarize_others(name: str, draws: Sequence[Draw], optional: Sequence[str]) 
         str(total),
         rate(sum(d.pyperf for d in draws), total),
         rate(sum(d.pyperf_slower for d in draws), total),
-        rate(sum(d.mann_whitney for d in draws), total),
     ]
     cells += [rate(sum(d.optional.get(method, False) for d in draws), total) for method in optional]
     return cells
@@ -284,7 +274,7 @@ def analyse(pools: dict[float, Pool], args: argparse.Namespace, evaluator: Evalu
         print_table(header, rows)
         print()
         print("Other tests on the same draws (rate of 'significant' at alpha = 0.05):")
-        header = ["comparison", "draws", "pyperf pooled t", "pyperf, B slower", "Mann-Whitney (local)"]
+        header = ["comparison", "draws", "pyperf pooled t", "pyperf, B slower"]
         print_table([*header, *(method.split(":")[0] + " (CI above 1)" for method in optional)], others)
 
 

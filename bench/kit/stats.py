@@ -7,7 +7,6 @@ import math
 from typing import Any, Callable, NamedTuple, Sequence
 
 from perf.analysis import compare
-from perf.analysis.distributions import normal_cdf
 from perf.analysis.statistics import mean, median, stdev, variance, variance_components
 from perf.analysis.student_t_quantile import student_t_ppf
 
@@ -114,33 +113,6 @@ def pyperf_test() -> tuple[Callable[[Sequence[float], Sequence[float]], tuple[bo
     except ImportError:
         return pooled_t_local, "local pooled Student t (pyperf's formula; pyperf not importable)"
     return is_significant, f"pyperf._utils.is_significant (pyperf {pyperf.__version__})"
-
-
-def mann_whitney_p(sample1: Sequence[float], sample2: Sequence[float]) -> float:
-    """Two-sided p of the Mann-Whitney U test: normal approximation with tie
-    and continuity corrections."""
-    n1, n2 = len(sample1), len(sample2)
-    ordered = sorted([(value, 0) for value in sample1] + [(value, 1) for value in sample2])
-    ranks = [0.0] * len(ordered)
-    ties = 0.0
-    index = 0
-    while index < len(ordered):
-        end = index
-        while end + 1 < len(ordered) and ordered[end + 1][0] == ordered[index][0]:
-            end += 1
-        for position in range(index, end + 1):
-            ranks[position] = (index + end) / 2 + 1
-        size = end - index + 1
-        ties += size**3 - size
-        index = end + 1
-    rank_sum = sum(rank for rank, (_, side) in zip(ranks, ordered) if side == 0)
-    u = rank_sum - n1 * (n1 + 1) / 2
-    total = n1 + n2
-    sigma = math.sqrt(n1 * n2 / 12 * ((total + 1) - ties / (total * (total - 1))))
-    if sigma == 0:
-        return 1.0
-    z = max(abs(u - n1 * n2 / 2) - 0.5, 0) / sigma
-    return 2 * (1 - normal_cdf(z))
 
 
 # -- what a recording holds ------------------------------------------------------------
