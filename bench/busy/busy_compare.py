@@ -7,9 +7,7 @@ pyperf's test, the Welch test without correction (``today``), compare_to
 before issue 29 and compare_to now (the mechanisms tried before, and not
 kept, are in bench/results/busy_compare-2026-11-25-mixed.txt).
 
-``record``: starts the load (busy and idle phases of 2-6 s, seeded; each
-busy phase is CPU-bound, two spinning processes on this 2-core machine, or
-memory-heavy, one process copying 64 MB buffers, drawn at random), then
+``record``: starts the load (bench/kit/load.py, phases of 2-6 s), then
 runs cycles.  Each cycle records, one after the other, with
 ``python -m perf timeit [--fast] --name loop "for i in range(N): pass"``::
 
@@ -69,7 +67,7 @@ from kit.stats import clopper_pearson, pyperf_test
 import perf
 from perf.analysis import compare
 from perf.analysis.compare import DIFFERENT
-from perf.analysis.interference import probe_ratio, summarize
+from perf.analysis.interference import probe_ratio, process_evidence, summarize
 
 #: this folder: probe_candidates.py and the sites of --study
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -213,14 +211,7 @@ def method_today(reference, changed):
 
 def records(benchmark):
     """(process mean, cpu share, speed probe) of each run with values, in time order."""
-    rows = []
-    for run in benchmark.get_runs():
-        if not run.values:
-            continue
-        metadata = run.get_metadata()
-        probe = math.sqrt(metadata["speed_probe_before"] * metadata["speed_probe_after"])
-        rows.append((sum(run.values) / len(run.values), metadata.get("cpu_share", 1.0), probe))
-    return rows
+    return [(e.mean, 1.0 if e.cpu_share is None else e.cpu_share, e.probe) for e in process_evidence(benchmark)]
 
 
 def method_cpu_time(reference, changed):

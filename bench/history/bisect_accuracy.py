@@ -9,10 +9,8 @@ a median of at most 10 minutes per trial.
 
 Each trial builds the repository (the regression planted at a different
 commit in each trial, spread over 1..29 from the seed), starts the load
-(``--load``: idle and busy phases of 1-6 s each, drawn from a seed of its
-own; a busy phase is two spinning processes on this 2-CPU machine, or one
-process streaming 64 MB buffers, drawn at random), and runs the whole
-command line in a fresh process::
+(``--load``: bench/kit/load.py's, phases of 1-6 s, a seed of its own), and
+runs the whole command line in a fresh process::
 
     python -m perf bisect GOOD BAD --repo REPO --json FILE [--budget B] -- bench.py [ARGS]
 

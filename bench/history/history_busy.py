@@ -1,13 +1,11 @@
 """Seed 000's story on a busy machine: does ``history changes`` name the
 right commits from real recordings made while other work runs? (issue 22)
 
-``record``: builds the repository of doc/history.rst (doc/examples/history_repo.py:
-24 commits, +8 % at commit 14, reverted at commit 20), starts a seeded
-busy/idle load beside it (bench/kit/load.py: busy phases of two
-spinning processes on this 2-CPU machine, or with ``--load mixed`` one
-process copying 64 MB buffers half of the time; idle and busy phases of
-1-6 s), then records every commit with the default clock and the bench
-script's default budget:
+``record``: builds the repository of doc/history.rst
+(doc/examples/history_repo.py: 24 commits, +8 % at commit 14, reverted at
+commit 20), starts bench/kit/load.py's load beside it (phases of 1-6 s),
+then records every commit with the default clock and the bench script's
+default budget:
 
 * ``--mode interleaved``: one ``history record`` of the 24 revisions
   (perf's way: rounds of one process per commit);

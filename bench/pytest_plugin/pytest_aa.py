@@ -1,13 +1,10 @@
 """A/A false alarms of pytest-benchmark's and perf's pytest comparisons on a busy machine (issue 25).
 
-The 20-benchmark test file of bench/pytest_plugin/pytest_suite.py, run as two pytest
-sessions of the very same code, A then B one after the other, for each
-tool, ``--pairs`` times (the tool that goes first alternates from pair to
-pair), while bench/kit/load.py's load comes and goes (``--load mixed``:
-idle and busy phases of 2-6 s, seeded; a busy phase is two spinning
-processes on this 2-CPU machine, or one process streaming 64 MB buffers,
-drawn at random).  Nothing changed between A and B, so every difference
-claimed is a false alarm:
+The 20-benchmark test file of pytest_suite.py, run as two pytest sessions
+of the very same code, A then B one after the other, for each tool,
+``--pairs`` times (the tool that goes first alternates from pair to pair),
+while bench/kit/load.py's load comes and goes (phases of 2-6 s).  Nothing
+changed between A and B, so every difference claimed is a false alarm:
 
 * pytest-benchmark, with its own storage folder per pair::
 
