@@ -52,7 +52,6 @@ import json
 import math
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -61,7 +60,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 import correction_analysis
 from kit.load import Load, kinds_during, read_jsonl
 from kit.results import Parser
-from kit.run import perf_env
+from kit.run import checked, perf_env
 from kit.stats import clopper_pearson, pyperf_test
 
 import perf
@@ -83,9 +82,7 @@ def record_one(folder: str, index: int, mode: str, side: str, env: dict[str, str
         command.append("--fast")
     command.append(f"for i in range({SIDES[side]}): pass")
     start = time.time()
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    if done.returncode:
-        raise SystemExit(f"recording failed: {done.stderr.strip()}")
+    checked(command, env=env)
     return {
         "index": index,
         "mode": mode,

@@ -46,7 +46,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -54,18 +53,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 from kit.load import Load
 from kit.results import Parser
-from kit.run import perf_env
+from kit.run import checked, perf_env
 from kit.tools import python_path
 
 STATEMENTS = {"sorted": "sorted(range(1000))", "join": "'-'.join(map(str, range(100)))"}
 #: --load: bench/kit/load.py's kinds
 LOADS = {"cpu": "mixed", "jobs": "jobs", "heavy": "heavy", "none": "none"}
-
-
-def _run(command: list[str], env: dict[str, str]) -> None:
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    if done.returncode:
-        raise SystemExit(f"{' '.join(command)} failed: {done.stderr.strip()}")
 
 
 def record(args: argparse.Namespace) -> None:
@@ -95,11 +88,11 @@ def record(args: argparse.Namespace) -> None:
                 entry: dict[str, object] = {"cycle": cycle, "statement": name, "load": args.load, "start": time.time()}
                 for side, python in sides:
                     path = os.path.join(args.folder, f"{cycle:03d}-{name}-{side}.json")
-                    _run([python, "-m", "perf", "timeit", "-q", "--name", name, "-o", path, statement], env)
+                    checked([python, "-m", "perf", "timeit", "-q", "--name", name, "-o", path, statement], env=env)
                     entry[side] = os.path.basename(path)
                 path = os.path.join(args.folder, f"{cycle:03d}-{name}-ab.json")
                 command = [args.changed, "-m", "perf", "timeit", "-q", "--name", name, "--compare-to", args.reference]
-                _run([*command, "--python-names", "ref:changed", "-o", path, statement], env)
+                checked([*command, "--python-names", "ref:changed", "-o", path, statement], env=env)
                 entry["interleaved"] = [path.replace(".json", f"-{side}.json") for side in ("ref", "changed")]
                 entry["interleaved"] = [os.path.basename(item) for item in entry["interleaved"]]  # type: ignore[attr-defined]
                 entry["end"] = time.time()

@@ -32,7 +32,6 @@ import math
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 
@@ -40,7 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 from kit import ROOT
 from kit.results import Parser
-from kit.run import perf_env
+from kit.run import perf_env, stdout_of
 from kit.tools import python_label, python_path, shuffled_rounds
 
 #: probe_candidates.py's folder
@@ -61,10 +60,7 @@ sys.stdout.write(json.dumps({{"before": before, "after": after}}))
 
 
 def spread_worker(python: str) -> dict[str, float]:
-    done = subprocess.run(
-        [python, "-c", WORKER.format(here=HERE)], capture_output=True, text=True, check=True, env=perf_env(lock="own")
-    )
-    result = json.loads(done.stdout)
+    result = json.loads(stdout_of([python, "-c", WORKER.format(here=HERE)], env=perf_env(lock="own")))
     return {name: math.sqrt(result["before"][name] * result["after"][name]) for name in result["before"]}
 
 
@@ -72,7 +68,7 @@ def perf_worker(python: str, folder: str, index: int, tree: str = ROOT) -> dict[
     path = os.path.join(folder, f"{index}.json")
     command = [python, "-m", "perf", "timeit", "-q", "-p", "1", "-o", path, "sorted(range(1000))"]
     # in *folder*: python -m perf puts the current folder first on sys.path
-    subprocess.run(command, capture_output=True, text=True, check=True, env=perf_env(tree=tree, lock="own"), cwd=folder)
+    stdout_of(command, env=perf_env(tree=tree, lock="own"), cwd=folder)
     with open(path) as file:
         data = json.load(file)
     probes: dict[str, float] = {}

@@ -82,7 +82,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 from kit import ROOT
 from kit.results import Parser, print_table
-from kit.run import add_study_options, repeat, run_retried, work_folder
+from kit.run import add_study_options, repeat, run_retried, stdout_of, work_folder
 from kit.stats import Claim, claims_cells, clopper_pearson, fpr_cell, from_comparison, pyperf_test
 
 from perf.analysis import compare
@@ -230,12 +230,7 @@ def probe_speed(args: argparse.Namespace, level: float, seconds: float) -> float
     *seconds*) while a constant load of *level* CPUs runs."""
     with Load(args.python, Ramp(level, level, 0.0, 0.0)):
         time.sleep(0.3)
-        output = subprocess.run(
-            [args.python, "-c", PROBE_SCRIPT, args.statement, str(seconds)],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
+        output = stdout_of([args.python, "-c", PROBE_SCRIPT, args.statement, str(seconds)])
     return float(output)
 
 

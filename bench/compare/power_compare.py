@@ -36,7 +36,6 @@ import os
 import random
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -56,7 +55,7 @@ from aa_compare import (
 )
 from kit import ROOT
 from kit.results import Parser, print_table
-from kit.run import perf_env
+from kit.run import perf_env, stdout_of
 from kit.stats import icc
 from kit.stats import mc_rate as rate
 from kit.tools import shuffled_rounds
@@ -109,13 +108,7 @@ def record_pools(paths: dict[float, str], commands: dict[float, list[str]], args
 
 def in_process_ratios(python: str, statements: Sequence[str], rounds: int) -> list[float]:
     """Median ratio of each statement to the first, timed alternately in one process."""
-    output = subprocess.run(
-        [python, "-c", CHECK_SCRIPT, str(rounds), *statements],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=perf_env(inherit_path=True),
-    ).stdout
+    output = stdout_of([python, "-c", CHECK_SCRIPT, str(rounds), *statements], env=perf_env(inherit_path=True))
     return [float(line) for line in output.split()]
 
 

@@ -79,7 +79,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 from kit import ROOT
 from kit.results import Parser, print_table
-from kit.run import add_study_options, perf_env, repeat, run_retried, uptime, work_folder
+from kit.run import add_study_options, perf_env, repeat, run_retried, stdout_of, uptime, work_folder
 from kit.stats import Claim, claims_cells, fpr_cell, from_comparison, half_width
 from kit.tools import shuffled_rounds
 from power_compare import in_process_ratios
@@ -131,12 +131,7 @@ def check_interpreters(paths: dict[str, str], folder: str) -> None:
     """Both symlinks keep their name in sys.executable, in the parent and in
     perf's workers, and the workers import perf from ROOT."""
     for side, path in paths.items():
-        output = subprocess.run(
-            [path, "-c", "import os, sys; print(os.path.basename(sys.executable), sys.prefix)"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.split()
+        output = stdout_of([path, "-c", "import os, sys; print(os.path.basename(sys.executable), sys.prefix)"]).split()
         if output[0] != side:
             raise SystemExit(f"{path}: sys.executable is {output[0]!r}, not {side!r}: the design does not apply")
         print(f"  {path} -> {os.path.realpath(path)}: sys.executable basename {output[0]}, sys.prefix {output[1]}")

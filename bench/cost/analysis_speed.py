@@ -49,7 +49,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.results import Parser
-from kit.run import CommandFailed, perf_env, timed
+from kit.run import CommandFailed, Usage, perf_env, timed
 from kit.synthetic import build_suite
 
 TOOLS = ("perf", "pyperf")
@@ -60,12 +60,6 @@ def child_env(no_site: bool = False) -> dict[str, str]:
     """perf from this tree (with *no_site*, the site-packages too), .pyc files written."""
     paths = site.getsitepackages() if no_site else []
     return dict(perf_env(*paths, bytecode=True), COLUMNS="80", LINES="25")
-
-
-def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall-clock and CPU (user + system) seconds of one command."""
-    usage = timed(argv, env)
-    return usage.wall, usage.cpu
 
 
 def main() -> None:
@@ -104,17 +98,17 @@ def main() -> None:
         errors: dict[tuple[str, str], str] = {}
         for case in cases:  # untimed: page cache, .pyc files, and does it work?
             try:
-                run_once(argvs[case], env)
+                timed(argvs[case], env)
             except CommandFailed as exc:
                 errors[case] = str(exc)
-        figures: dict[tuple[str, str], list[tuple[float, float]]] = {case: [] for case in cases}
+        figures: dict[tuple[str, str], list[Usage]] = {case: [] for case in cases}
         for repetition in range(args.n):
             for name in commands:
                 for tool in TOOLS if repetition % 2 == 0 else TOOLS[::-1]:
                     if (name, tool) not in errors:
-                        figures[name, tool].append(run_once(argvs[name, tool], env))
-        start_up = statistics.median(run_once([*python, "-c", "pass"], env)[0] for _ in range(args.n))
-        show_small = statistics.median(run_once([*python, "-m", "perf", "show", small], env)[0] for _ in range(args.n))
+                        figures[name, tool].append(timed(argvs[name, tool], env))
+        start_up = statistics.median(timed([*python, "-c", "pass"], env)[0] for _ in range(args.n))
+        show_small = statistics.median(timed([*python, "-m", "perf", "show", small], env)[0] for _ in range(args.n))
 
     def median(case: tuple[str, str], index: int) -> float | None:
         return None if case in errors else statistics.median(pair[index] for pair in figures[case])

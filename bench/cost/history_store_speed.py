@@ -36,20 +36,11 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.results import Parser
-from kit.run import CommandFailed, perf_env, timed
+from kit.run import perf_env, timed
 from kit.synthetic import Step, build_suite, commit_id, make_history
 
 ADD_TARGET = 0.5
 CHANGES_TARGET = 2.0
-
-
-def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall-clock and CPU (user + system) seconds of one command."""
-    try:
-        usage = timed(argv, env)
-    except CommandFailed as failure:
-        sys.exit(f"{' '.join(argv)} failed: {failure}")
-    return usage.wall, usage.cpu
 
 
 def build_store(path: str, commits: int, benchmarks: int, processes: int) -> float:
@@ -118,8 +109,8 @@ def main() -> None:
             f"(built in {built:.0f} s, of which the {args.commits} adds in process: {adds:.1f} s)"
         )
         changes = [args.python, "-m", "perf", "history", "changes", store]
-        run_once(changes, env)
-        changes_times = [run_once(changes, env) for _ in range(args.n)]
+        timed(changes, env)
+        changes_times = [timed(changes, env) for _ in range(args.n)]
 
         sources = []
         for number in range(args.n + 1):
@@ -132,17 +123,17 @@ def main() -> None:
             date = f"2027-01-{1 + number % 28:02d}T12:00:00+00:00"
             argv = [args.python, "-m", "perf", "history", "add", store, source]
             argv += ["--commit", commit_id(10_000 + number, 7), "--date", date, "--machine", "add-machine"]
-            figures = run_once(argv, env)
+            figures = timed(argv, env)
             if number:  # the first one is untimed
                 add_times.append(figures)
-        start_up = statistics.median(run_once([args.python, "-c", "pass"], env)[0] for _ in range(args.n))
+        start_up = statistics.median(timed([args.python, "-c", "pass"], env)[0] for _ in range(args.n))
         opening, points, found = in_process(store, args.n)
 
     print(f"medians of {args.n} runs, wall clock (CPU user + system)")
-    changes_wall = statistics.median(wall for wall, _ in changes_times)
-    changes_cpu = statistics.median(cpu for _, cpu in changes_times)
-    add_wall = statistics.median(wall for wall, _ in add_times)
-    add_cpu = statistics.median(cpu for _, cpu in add_times)
+    changes_wall = statistics.median(usage.wall for usage in changes_times)
+    changes_cpu = statistics.median(usage.cpu for usage in changes_times)
+    add_wall = statistics.median(usage.wall for usage in add_times)
+    add_cpu = statistics.median(usage.cpu for usage in add_times)
     print(f"history changes ({args.benchmarks} x {args.commits}):   {verdict(changes_wall, CHANGES_TARGET)}")
     print(f"                                       (CPU {changes_cpu * 1000:.0f} ms)")
     print(f"history add ({args.add_benchmarks} benchmarks, {size / 1e6:.2f} MB): {verdict(add_wall, ADD_TARGET)}")

@@ -27,9 +27,9 @@ def cumulative_us(python: str, code: str, package: str) -> int:
     """Import time of *package* and its submodules, lazy ones included:
     the sum of the cumulative times of top-level entries in its name space."""
     command = [python, "-X", "importtime", "-c", code]
-    result = subprocess.run(command, capture_output=True, text=True, env=perf_env(), check=True)
+    stderr = subprocess.run(command, capture_output=True, text=True, env=perf_env(), check=True).stderr
     total = 0
-    for line in result.stderr.splitlines():
+    for line in stderr.splitlines():
         fields = line.split("|")
         if len(fields) != 3 or fields[2].startswith("  "):
             continue  # header line, or a nested import (counted by its parent)

@@ -37,20 +37,19 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from kit import ROOT
 from kit.load import Load
 from kit.results import Parser
-from kit.run import perf_env
+from kit.run import checked, perf_env, stdout_of
 
 #: the planted changes: index of the first commit after each, and its direction
 PLANTED = ((14, "slower"), (20, "faster"))
 
 
 def perf_command(*args: str, cwd: str | None = None) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "perf", *args]
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=perf_env(lock="own"), check=False)
+    return checked([sys.executable, "-m", "perf", *args], cwd=cwd, env=perf_env(lock="own"))
 
 
 def commits_of(repo: str) -> list[str]:
     command = ["git", "rev-list", "--reverse", "HEAD"]
-    return subprocess.run(command, cwd=repo, capture_output=True, text=True, check=True).stdout.split()
+    return stdout_of(command, cwd=repo).split()
 
 
 def record(args: argparse.Namespace) -> None:
@@ -63,9 +62,7 @@ def record(args: argparse.Namespace) -> None:
     with Load(args.load, args.seed, os.path.join(args.folder, "load.jsonl"), (1.0, 6.0)):
         batches = [commits] if args.mode == "interleaved" else [[commit] for commit in commits]
         for batch in batches:
-            done = perf_command("history", "record", store, *batch, "--machine", "vm", "--", "bench.py", cwd=repo)
-            if done.returncode:
-                raise SystemExit(f"history record failed: {done.stderr.strip()}")
+            perf_command("history", "record", store, *batch, "--machine", "vm", "--", "bench.py", cwd=repo)
     info = {"mode": args.mode, "load": args.load, "seed": args.seed, "seconds": time.time() - start}
     with open(os.path.join(args.folder, "info.json"), "w") as file:
         json.dump(info, file)
@@ -78,10 +75,7 @@ def analyze(args: argparse.Namespace) -> None:
         with open(os.path.join(folder, "info.json")) as file:
             info = json.load(file)
         commits = commits_of(os.path.join(folder, "repo"))
-        done = perf_command("history", "changes", os.path.join(folder, "store"), "--json")
-        if done.returncode:
-            raise SystemExit(f"history changes failed: {done.stderr.strip()}")
-        changes = json.loads(done.stdout)
+        changes = json.loads(perf_command("history", "changes", os.path.join(folder, "store"), "--json").stdout)
         planted = {(commits[index], direction) for index, direction in PLANTED}
         seen = {(change["after"], change["direction"]) for change in changes}
         found, false = planted & seen, seen - planted

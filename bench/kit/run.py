@@ -6,13 +6,14 @@ import argparse
 import contextlib
 import os
 import random
+import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from typing import IO, Callable, ContextManager, Iterator, NamedTuple, Sequence, TypeVar
+from typing import IO, Any, Callable, ContextManager, Iterator, NamedTuple, Sequence, TypeVar
 
 from kit import ROOT
 
@@ -70,6 +71,22 @@ def own_lock() -> str:
     return _OWN_LOCK[0]
 
 
+def checked(command: Sequence[str], ok: Sequence[int] = (0,), **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    """Run *command*, its output captured; stop the script with the tail of
+    that output when its exit status is not in *ok*."""
+    done = subprocess.run(command, capture_output=True, text=True, check=False, **kwargs)
+    if done.returncode not in ok:
+        sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+        raise SystemExit(f"exit status {done.returncode}: {shlex.join(command)}")
+    return done
+
+
+def stdout_of(command: Sequence[str], **kwargs: Any) -> str:
+    """The standard output of *command*, which must work (``python -c
+    SCRIPT`` of a stdlib timeit, an interpreter's version...)."""
+    return subprocess.run(command, capture_output=True, text=True, check=True, **kwargs).stdout
+
+
 def die_with_parent() -> None:
     """In a child: SIGTERM when the bench script dies (Linux; else nothing)."""
     try:
@@ -86,8 +103,6 @@ def run_logged(commands: Sequence[list[str]], log: IO[str], die_with_us: bool = 
     command line; stop at the first that fails.  The failure ("exit
     status 1", "timeout after ...") or None.  *die_with_us*: the commands
     get SIGTERM when this script dies (Linux)."""
-    import shlex
-
     for command in commands:
         log.write(f"$ {shlex.join(command)}\n")
         log.flush()
@@ -226,6 +241,6 @@ def timed(argv: list[str], env: dict[str, str]) -> Usage:
 
 def uptime() -> str:
     try:
-        return subprocess.run(["uptime"], check=True, capture_output=True, text=True).stdout.strip()
+        return stdout_of(["uptime"]).strip()
     except (OSError, subprocess.CalledProcessError):
         return "load average: " + ", ".join(f"{value:.2f}" for value in os.getloadavg())

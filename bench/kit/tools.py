@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from typing import Iterator, Sequence, TypeVar
 
-from kit.run import perf_env
+from kit.run import perf_env, stdout_of
 
 T = TypeVar("T")
 
@@ -57,7 +57,7 @@ def has_module(python: str, module: str, env: dict[str, str] | None = None) -> b
 def python_label(python: str) -> str:
     """``CPython 3.11.7``."""
     code = "import sys, platform; print(platform.python_implementation(), sys.version.split()[0])"
-    return subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    return stdout_of([python, "-c", code]).strip()
 
 
 def pyenv_pythons(only: Sequence[str] | None = None) -> list[tuple[str, str]]:

@@ -51,7 +51,7 @@ from typing import NamedTuple
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.results import Parser
-from kit.run import BENCH_LOCK, perf_env, work_folder
+from kit.run import BENCH_LOCK, checked, perf_env, stdout_of, work_folder
 from kit.tools import LABELS, PYTEST_TOOLS, add_pytest_tools, alternate, versions
 
 from perf.analysis.intervals import benchmark_mean_interval
@@ -227,12 +227,8 @@ def run_session(
 ) -> tuple[subprocess.CompletedProcess[str], float]:
     """Run one pytest session in *folder*; its wall time."""
     start = time.monotonic()
-    done = subprocess.run(command, cwd=folder, env=session_env(), capture_output=True, text=True, check=False)
-    elapsed = time.monotonic() - start
-    if done.returncode not in (0, *extra_ok):
-        sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
-        raise SystemExit(f"session failed with exit status {done.returncode}: {shlex.join(command)}")
-    return done, elapsed
+    done = checked(command, (0, *extra_ok), cwd=folder, env=session_env())
+    return done, time.monotonic() - start
 
 
 def t_half_width(sd: float, n: int) -> float:
@@ -311,15 +307,8 @@ print(json.dumps(RESULTS))
 
 def timeit_means(args: argparse.Namespace, folder: str) -> dict[str, tuple[float, float]]:
     """Each benchmark under stdlib timeit (autorange, 5 repeats): (min, mean) per call."""
-    done = subprocess.run(
-        [args.perf_python, "-c", TIMEIT_SCRIPT],
-        cwd=folder,
-        env=session_env(),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return {name: tuple(value) for name, value in json.loads(done.stdout).items()}
+    output = stdout_of([args.perf_python, "-c", TIMEIT_SCRIPT], cwd=folder, env=session_env())
+    return {name: tuple(value) for name, value in json.loads(output).items()}
 
 
 def run_round(number: int, args: argparse.Namespace, folder: str) -> list[Session]:

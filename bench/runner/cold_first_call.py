@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -35,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 from kit import ROOT
 from kit.results import Parser
-from kit.run import perf_env
+from kit.run import checked, perf_env
 
 COLD_MODULE = """
 import time
@@ -65,11 +64,7 @@ WARM = "import timeit, coldmod; coldmod.work(); print(min(timeit.repeat(coldmod.
 
 
 def _run(command: list[str], folder: str, root: str = ROOT) -> str:
-    env = perf_env(folder, tree=root, lock=folder)
-    done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
-    if done.returncode:
-        raise SystemExit(f"{' '.join(command)} failed:\n{done.stdout}\n{done.stderr}")
-    return done.stdout
+    return checked(command, cwd=folder, env=perf_env(folder, tree=root, lock=folder)).stdout
 
 
 def _figures(path: str, name: str | None = None) -> tuple[int, float, float, int, float]:

@@ -47,7 +47,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 from kit import ROOT
 from kit.results import Parser
-from kit.run import perf_env
+from kit.run import perf_env, stdout_of
 from kit.tools import alternate, has_module, pyenv_pythons
 
 import perf
@@ -100,10 +100,7 @@ def stdlib_minimum(python: str, stmt: str, setup: str | None, processes: int = P
     with its own loop body, and with perf's (no trailing ``pass``)."""
     best = []
     for _ in range(processes):
-        output = subprocess.run(
-            [python, "-c", STDLIB, stmt, setup or "pass"], capture_output=True, text=True, check=True
-        ).stdout
-        best.append(json.loads(output))
+        best.append(json.loads(stdout_of([python, "-c", STDLIB, stmt, setup or "pass"])))
     return min(own for own, _same in best), min(same for _own, same in best)
 
 
@@ -213,10 +210,7 @@ def pypy_loops(pythons: dict[str, str]) -> None:
         return
     print("\nPyPy: per-loop minimum of perf's timeit loop shapes, in one process after JIT warm-up")
     for _ in range(3):
-        output = subprocess.run(
-            [pythons["pypy3"], "-c", PYPY_LOOPS, ROOT], capture_output=True, text=True, check=True
-        ).stdout
-        results = json.loads(output)
+        results = json.loads(stdout_of([pythons["pypy3"], "-c", PYPY_LOOPS, ROOT]))
         print("  " + "; ".join(f"{key}: {value * 1e9:.3f} ns" for key, value in results.items()), flush=True)
 
 
