@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import random
 import shlex
@@ -41,9 +42,9 @@ def perf_env(
     *lock*: ``PERF_LOCK_DIR`` unless the environment sets it: None leaves
     the system's lock (the child waits for every other perf run of the
     machine), ``"own"`` this script's own folder (it waits for no one
-    else's: a study that runs beside a load of its own), else that folder.  *bytecode*: drop
-    ``PYTHONDONTWRITEBYTECODE`` (the commands timed write their ``.pyc``
-    files, as an installed perf has them)."""
+    else's: a study that runs beside a load of its own), else that folder.
+    *bytecode*: drop ``PYTHONDONTWRITEBYTECODE`` (the commands timed write
+    their ``.pyc`` files, as an installed perf has them)."""
     env = dict(os.environ)
     entries = [entry for entry in (tree, *paths) if entry]
     if inherit_path and os.environ.get("PYTHONPATH"):
@@ -61,14 +62,10 @@ def perf_env(
     return env
 
 
-_OWN_LOCK: list[str] = []
-
-
+@functools.cache
 def own_lock() -> str:
     """A lock folder of this script's own (one per process)."""
-    if not _OWN_LOCK:
-        _OWN_LOCK.append(tempfile.mkdtemp(prefix="perf-lock-"))
-    return _OWN_LOCK[0]
+    return tempfile.mkdtemp(prefix="perf-lock-")
 
 
 def checked(command: Sequence[str], ok: Sequence[int] = (0,), **kwargs: Any) -> subprocess.CompletedProcess[str]:
