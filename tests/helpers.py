@@ -64,13 +64,13 @@ def module_imports(relative_path):
 
 
 def example_repo(path, commits, regression, slowdown=0.05):
-    """bench/example_repo.py's git repository in *path* (a pure-Python
+    """bench/history/example_repo.py's git repository in *path* (a pure-Python
     checksum module, *regression*: the first commit made *slowdown*
     slower); its ExampleRepo."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
-        "example_repo", Path(__file__).resolve().parent.parent / "bench" / "example_repo.py"
+        "example_repo", Path(__file__).resolve().parent.parent / "bench" / "history" / "example_repo.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

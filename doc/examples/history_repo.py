@@ -1,6 +1,6 @@
 """The repository of doc/history.rst: seed 000's story in small.
 
-bench/example_repo.py's module (a pure-Python checksum and its benchmark),
+bench/history/example_repo.py's module (a pure-Python checksum and its benchmark),
 24 commits a day apart from 2026-10-01; commit 14 makes the checksum 8 %
 slower ("checksum: cover the trailer block"), and 6 commits later the
 slowdown is reverted, followed by 5 more commits: a timeline that is fast,
@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "history"))
 
 import example_repo
 
