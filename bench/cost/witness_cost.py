@@ -29,13 +29,11 @@ from kit.tools import alternate
 def arguments(argv: list[str]):
     from perf.cli.main import ArgumentParser
     from perf.measure.arguments import add_runner_arguments
-    from perf.measure.options import DEFAULT_BUDGET, RunOptions, check_runner_args
+    from perf.measure.options import DEFAULT_BUDGET, GivenBudget, check_options
 
     parser = ArgumentParser(prog="bench")
     add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)
-    args = parser.parse_args(argv)
-    check_runner_args(args, DEFAULT_BUDGET, 1)
-    return RunOptions.from_namespace(args)
+    return check_options(vars(parser.parse_args(argv)), "script", GivenBudget(), jit=False)
 
 
 def timed(task_args, witness_on: bool) -> float:

@@ -262,7 +262,7 @@ def machine_weight(shift: float, standard_error: float) -> float:
     signal-to-noise share ``shift^2 / (shift^2 + se^2)``.  A shift well
     beyond the probe's noise is corrected in full; one within its noise
     hardly at all, so a quiet machine keeps its precision (empirical-Bayes
-    shrinkage; bench/busy_compare.py compared it with always and with only
+    shrinkage; bench/busy/busy_compare.py compared it with always and with only
     when the probe's interval excludes 1)."""
     if standard_error <= 0:
         return 1.0 if shift else 0.0

@@ -55,7 +55,7 @@ TRACKING_Z = 2.0
 #: the least tracking error: between two recordings a benchmark follows
 #: the probe less closely than its processes do within one (a mix of jobs
 #: loads memory and caches unlike the probe's CRC-32); calibrated on 48
-#: pairs of 3.12 vs 3.11 under three loads (bench/correction_study.py):
+#: pairs of 3.12 vs 3.11 under three loads (bench/busy/correction_study.py):
 #: with the within-recording error alone, the interval held the
 #: interleaved ratio in 41 of 48 pairs, with this floor in 44 (0.75: 46,
 #: with intervals 15 % wider)

@@ -33,7 +33,7 @@ class WinRate(NamedTuple):
 
 def wilson_interval(rate: float, count: float, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson's score interval of a proportion *rate* out of *count*
-    trials (bench/pytest_aa.py uses it for false-claim rates too)."""
+    trials (bench/pytest_plugin/pytest_aa.py uses it for false-claim rates too)."""
     z = normal_ppf(1 - (1 - confidence) / 2)
     z2 = z * z
     centre = (rate + z2 / (2 * count)) / (1 + z2 / count)

@@ -17,7 +17,7 @@ Two probes, both outside the timed region (issue 14, busy machines):
   (``speed_probe_before``, ``speed_probe_after``, the best of a few runs,
   seconds) and records its kind (``speed_probe``).  Between two
   recordings, a change of the probe says the machine itself ran slower or
-  faster.  bench/probe_study.py chose it among other native workloads.
+  faster.  bench/busy/probe_study.py chose it among other native workloads.
 
 Must not: print, decide anything (perf.analysis judges the figures).
 """

@@ -134,7 +134,7 @@ def inner(_it, _timer):
 #: ``itertools.repeat(None, loops)``, which creates no object per iteration
 #: (``range`` creates an int each time: 4-10 ns more per loop on CPython)
 _FOR_LOOP = "    for _i in _it:\n{stmt}"
-#: PyPy: a counting loop (bench/timeit_loop.py measured both loops there)
+#: PyPy: a counting loop (bench/runner/timeit_loop.py measured both loops there)
 _WHILE_LOOP = "    while _it > 0:\n        _it -= 1\n{stmt}"
 
 

@@ -18,7 +18,7 @@ process (every process pays them whatever k).  A pilot whose between
 variance comes out as zero keeps its values per process: six processes
 cannot show that processes agree, and reading it as "values are all that
 helps" (k = 10) cost up to 60 % of the precision per second in
-``bench/adaptive_values.py`` (bench/results/adaptive_values-2026-11-21.txt).
+``bench/runner/adaptive_values.py`` (bench/results/adaptive_values-2026-11-21.txt).
 
 Must not: spawn processes, print, or read the clock.
 """
