@@ -1099,16 +1099,11 @@ def test_python_that_cannot_run(tmp_path):
 
 
 def test_probe_of_this_interpreter():
-    import argparse
-
-    from perf.measure.arguments import add_runner_arguments
     from perf.measure.environment import runner_environment
-    from perf.measure.options import DEFAULT_BUDGET
+    from perf.measure.options import RunOptions
     from perf.measure.parent.probe import probe_python
 
-    parser = argparse.ArgumentParser()
-    add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)
-    probe = probe_python(sys.executable, runner_environment(parser.parse_args([])))
+    probe = probe_python(sys.executable, runner_environment(RunOptions()))
     assert probe.implementation == sys.implementation.name
     assert probe.metadata["python_executable"] == sys.executable
     assert probe.metadata["python_implementation"]

@@ -13,6 +13,7 @@ from perf.cli.main import ArgumentParser
 from perf.measure.arguments import add_runner_arguments
 from perf.measure.options import DEFAULT_BUDGET, GivenBudget
 from perf.measure.parent.session import Session, SessionEvents
+from perf.measure.parent.sides import output_paths
 from perf.measure.plan import plan_run
 from perf.storage.files import load
 
@@ -57,7 +58,7 @@ def test_two_sides_differ_by_folder_and_environment(tmp_path, monkeypatch):
         side._replace(cwd=str(tmp_path), env=(("PYTHONPATH", tree_b),), label="b"),  # ... or of its path
     )
     events = Progress()
-    session = Session(plan._replace(sides=sides), events=events)
+    session = Session(plan._replace(sides=sides, paths=output_paths(str(output), ("a", "b"))), events=events)
     session.lock()
     (results,) = session.run([(0, "f")])
     assert [benchmark.get_metadata()["target"] for benchmark in results] == ["a", "b"]
@@ -87,7 +88,7 @@ def test_two_sides_from_typed_options(tmp_path, monkeypatch):
         side._replace(cwd=tree_a, label="a"),
         side._replace(cwd=str(tmp_path), env=(("PYTHONPATH", tree_b),), label="b"),
     )
-    session = Session(plan._replace(sides=sides))
+    session = Session(plan._replace(sides=sides, paths=output_paths(str(output), ("a", "b"))))
     session.lock()
     (results,) = session.run([(0, "f")])
     assert [benchmark.get_metadata()["target"] for benchmark in results] == ["a", "b"]
