@@ -44,7 +44,6 @@ __all__ = [
     "Pair",
     "RunOptions",
     "SessionEvents",
-    "Task",
     "Timeit",
     "compare",
     "run",

@@ -24,7 +24,6 @@ API = [
     "Pair",
     "RunOptions",
     "SessionEvents",
-    "Task",
     "Timeit",
     "compare",
     "run",
@@ -41,3 +40,14 @@ def test_perf_exports():
 def test_perf_api_exports():
     assert sorted(perf.api.__all__) == API
     assert all(hasattr(perf.api, name) for name in API)
+
+
+def test_every_name_of_the_api_is_documented():
+    """perf.api exports only what doc/api.rst documents (a class or a
+    function directive of its own)."""
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / "doc" / "api.rst").read_text()
+    documented = set(re.findall(r"^\.\. (?:class|function):: (\w+)", text, re.MULTILINE))
+    assert sorted(set(API) - documented) == []
