@@ -27,7 +27,7 @@ ALLOWED = {
     "pytest_plugin": {"api", "measure", "collect", "storage", "analysis", "render", "model", "errors", "platform"},
     "measure": {"collect", "platform", "storage", "model", "errors", "analysis"},
     "system": {"platform", "errors"},
-    "collect": {"platform"},
+    "collect": {"platform", "errors"},
     "render": {"analysis", "model", "errors", "history"},
     "analysis": {"model", "errors"},
     "storage": {"model", "errors"},

@@ -1,14 +1,14 @@
 """git for history recording and bisection: revisions, commits, worktrees, builds.
 
-:class:`Repository` runs ``git`` (a subprocess, output captured, with
-``LC_ALL=C``) in one repository: it resolves revisions to full commit ids
-(:exc:`~perf.errors.RevisionError`, a usage error, for one that names no
-commit), reads a commit's date (ISO 8601, ``%cI``) and subject, lists the
-commits between two revisions on the first-parent path, and checks out a
-commit in a temporary worktree (:meth:`Repository.worktree`: ``git
-worktree add --detach``, always removed, also on an error or Ctrl-C).
-:func:`build` runs a ``--build`` command in a worktree
-(:exc:`~perf.errors.BuildError` when it fails).
+:class:`Repository` runs ``git`` in one repository, through
+:mod:`perf.collect.git` (the one module that runs it): it resolves
+revisions to full commit ids (:exc:`~perf.errors.RevisionError`, a usage
+error, for one that names no commit), reads a commit's date (ISO 8601,
+``%cI``) and subject, lists the commits between two revisions on the
+first-parent path, and checks out a commit in a temporary worktree
+(:meth:`Repository.worktree`: ``git worktree add --detach``, always
+removed, also on an error or Ctrl-C).  :func:`build` runs a ``--build``
+command in a worktree (:exc:`~perf.errors.BuildError` when it fails).
 
 Must not: print, exit, or measure anything.
 """
@@ -19,7 +19,8 @@ import os
 import subprocess
 from typing import Sequence
 
-from perf.errors import BuildError, PerfError, RevisionError, UsageError
+from perf.collect.git import GitError, git, run_git
+from perf.errors import BuildError, RevisionError, UsageError
 
 #: lines of a failed build's output quoted in its error
 BUILD_TAIL_LINES = 10
@@ -30,18 +31,6 @@ SHORT = 10
 def short(commit: str) -> str:
     """The short form of a full commit id, for messages and labels."""
     return commit[:SHORT]
-
-
-def _git_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["LC_ALL"] = "C"
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
-    return env
-
-
-class GitError(PerfError):
-    """A git command failed unexpectedly (its message says which)."""
 
 
 class Repository:
@@ -59,28 +48,11 @@ class Repository:
         self.root = top or self.path
 
     def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        try:
-            return subprocess.run(
-                ["git", *args],
-                cwd=self.path,
-                env=_git_env(),
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                check=False,
-            )
-        except OSError as exc:
-            raise PerfError(f"cannot run git: {exc.strerror or exc}") from None
+        return run_git(self.path, *args)
 
     def _git(self, *args: str) -> str:
         """The standard output of ``git ARGS``; GitError when it fails."""
-        completed = self._run(*args)
-        if completed.returncode != 0:
-            message = completed.stderr.strip().splitlines()
-            detail = message[-1] if message else f"exit status {completed.returncode}"
-            raise GitError(f"git {args[0]} failed: {detail}")
-        return completed.stdout
+        return git(self.path, *args)
 
     def resolve(self, revision: str) -> str:
         """The full id of the commit *revision* names (a branch, a tag, a
@@ -111,7 +83,7 @@ class Repository:
     def is_ancestor(self, ancestor: str, commit: str) -> bool:
         completed = self._run("merge-base", "--is-ancestor", ancestor, commit)
         if completed.returncode not in (0, 1):
-            raise GitError(f"git merge-base failed: {completed.stderr.strip()}")
+            raise GitError(f"git merge-base failed: {completed.stderr.strip()}", completed.returncode)
         return completed.returncode == 0
 
     def commits_between(self, good: str, bad: str) -> list[str]:

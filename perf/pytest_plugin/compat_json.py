@@ -4,8 +4,9 @@ perf's pytest plugin writes the files pytest-benchmark (5.2) writes, so a
 project keeps its ``.benchmarks`` folder, its ``--benchmark-compare`` runs
 and its CI scripts that read ``--benchmark-json`` output:
 
-* the document: :func:`machine_info`, :func:`commit_info` (git only; a
-  Mercurial checkout is "unversioned"), :func:`document` and :func:`dumps`;
+* the document: :func:`machine_info`, :func:`commit_info` (git only,
+  through :mod:`perf.collect.git`; a Mercurial checkout is "unversioned"),
+  :func:`document` and :func:`dumps`;
 * the storage folder (``file://`` only): :func:`parse_storage`,
   :func:`machine_id`, :func:`check_save_name`, :func:`autosave_name`,
   :func:`next_save_path`, :func:`save`, :func:`find_compare_files`,
@@ -27,14 +28,14 @@ import os
 import platform
 import re
 import struct
-import subprocess
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from perf.errors import ResultFileError, UsageError
+from perf.collect.git import GitError, head, in_checkout, origin_url
+from perf.errors import PerfError, ResultFileError, UsageError
 from perf.platform.sysfs import SysFS
 from perf.storage.files import write_atomic
 
@@ -146,53 +147,21 @@ def machine_info(sysfs: SysFS | None = None) -> dict[str, Any]:
     }
 
 
-def _git(cwd: str, *arguments: str) -> str:
-    """The stripped output of one git command run in *cwd*; raises
-    CalledProcessError, TimeoutExpired or OSError."""
-    completed = subprocess.run(
-        ["git", *arguments],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=GIT_TIMEOUT,
-        check=True,
-    )
-    return completed.stdout.strip()
-
-
-def _in_git_checkout(cwd: str) -> bool:
-    """Whether *cwd* or a folder above it has a ``.git`` (a folder, or the
-    file of a worktree)."""
-    try:
-        folder = Path(cwd).resolve()
-        return any((parent / ".git").exists() for parent in (folder, *folder.parents))
-    except (OSError, RuntimeError):
-        # an unreadable parent or a symbolic link loop: not a checkout we can use
-        return False
-
-
 def _project_name(cwd: str, in_git: bool) -> str:
     """The last part of the origin remote's URL without ``.git``, else the
     name of *cwd*."""
-    if in_git:
-        try:
-            url = _git(cwd, "config", "--local", "remote.origin.url")
-        except (subprocess.SubprocessError, OSError):
-            url = ""
-        parts = [part for part in re.split(r"[/:\\\s]+", url) if part]
-        if parts:
-            name = parts[-1][: -len(".git")] if parts[-1].endswith(".git") else parts[-1]
-            if name:
-                return name
-    return Path(cwd).resolve().name
+    url = origin_url(cwd, timeout=GIT_TIMEOUT) if in_git else ""
+    parts = [part for part in re.split(r"[/:\\\s]+", url) if part]
+    name = parts[-1].removesuffix(".git") if parts else ""
+    return name or Path(cwd).resolve().name
 
 
-def _error_text(error: Exception) -> str:
-    if isinstance(error, subprocess.CalledProcessError):
+def _error_text(error: PerfError) -> str:
+    """What pytest-benchmark writes of the failure: the exception that
+    :mod:`subprocess` raised."""
+    if isinstance(error, GitError):
         return f"CalledProcessError({error.returncode}, {error.output!r})"
-    return repr(error)
+    return repr(error.__cause__)
 
 
 def commit_info(cwd: str) -> dict[str, Any]:
@@ -205,49 +174,19 @@ def commit_info(cwd: str) -> dict[str, Any]:
     files have uncommitted changes; ``branch`` is ``"(detached head)"``
     or ``"(unknown)"`` when there is none.  Never raises.
     """
-    in_git = _in_git_checkout(cwd)
-    project = _project_name(cwd, in_git)
-    dirty = False
+    in_git = in_checkout(cwd)
+    info: dict[str, Any] = {"id": "unversioned", "time": None, "author_time": None, "dirty": False}
     branch = "(unknown)"
-    if not in_git:
-        return {
-            "id": "unversioned",
-            "time": None,
-            "author_time": None,
-            "dirty": dirty,
-            "project": project,
-            "branch": branch,
-        }
-    try:
-        parts = _git(cwd, "describe", "--dirty", "--always", "--long", "--abbrev=40").split("-")
-        if parts[-1] == "dirty":
-            dirty = True
-            parts.pop()
-        # "<tag>-<count>-g<hash>" after a tag, the bare hash otherwise
-        commit = parts[-1].removeprefix("g")
-        commit_time = _git(cwd, "show", "-s", "--pretty=format:%cI")
-        author_time = _git(cwd, "show", "-s", "--pretty=format:%aI")
-        branch = _git(cwd, "rev-parse", "--abbrev-ref", "HEAD")
-        if branch == "HEAD":
-            branch = "(detached head)"
-    except (subprocess.SubprocessError, OSError) as error:
-        return {
-            "id": "unknown",
-            "time": None,
-            "author_time": None,
-            "dirty": dirty,
-            "error": _error_text(error),
-            "project": project,
-            "branch": branch,
-        }
-    return {
-        "id": commit,
-        "time": commit_time,
-        "author_time": author_time,
-        "dirty": dirty,
-        "project": project,
-        "branch": branch,
-    }
+    if in_git:
+        try:
+            state = head(cwd, timeout=GIT_TIMEOUT)
+        except PerfError as error:
+            info.update(id="unknown", error=_error_text(error))
+        else:
+            info.update(id=state.commit, time=state.time, author_time=state.author_time, dirty=state.dirty)
+            branch = "(detached head)" if state.branch == "HEAD" else state.branch
+    info.update(project=_project_name(cwd, in_git), branch=branch)
+    return info
 
 
 def _utc(moment: datetime | None) -> datetime:

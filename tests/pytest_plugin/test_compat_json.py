@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from perf.collect import git as git_module
 from perf.errors import ResultFileError, UsageError
 from perf.platform.sysfs import SysFS
 from perf.pytest_plugin import compat_json
@@ -201,12 +202,13 @@ def test_commit_info_without_git_or_on_a_timeout(tmp_path: Path, monkeypatch: py
     assert info["error"].startswith("FileNotFoundError(")
     assert info["project"] == tmp_path.name
 
-    def slow(cwd: str, *arguments: str) -> str:
-        raise subprocess.TimeoutExpired(["git", *arguments], compat_json.GIT_TIMEOUT)
+    def slow(command: list[str], timeout: float | None = None, **kwargs: object) -> None:
+        raise subprocess.TimeoutExpired(command, timeout or 0.0)
 
-    monkeypatch.setattr(compat_json, "_git", slow)
+    monkeypatch.setattr(git_module.subprocess, "run", slow)
     info = commit_info(str(tmp_path))
-    assert (info["id"], info["error"][:15]) == ("unknown", "TimeoutExpired(")
+    describe = ["git", "describe", "--dirty", "--always", "--long", "--abbrev=40"]
+    assert (info["id"], info["error"]) == ("unknown", f"TimeoutExpired({describe}, {compat_json.GIT_TIMEOUT})")
 
 
 # --- document and dumps ---------------------------------------------------------------
