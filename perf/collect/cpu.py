@@ -22,14 +22,25 @@ from perf.platform.sysfs import SysFS
 _CPU_DIR = "/sys/devices/system/cpu"
 
 
-def _collect_model(metadata: dict[str, Any], sysfs: SysFS) -> None:
+def cpuinfo_fields(sysfs: SysFS, keys: Iterable[str]) -> dict[str, str]:
+    """The first non-empty value of each of *keys* (``model name``,
+    ``vendor_id``, ``machine``...) in /proc/cpuinfo; a key it lacks is left out."""
+    wanted = set(keys)
+    fields: dict[str, str] = {}
     for line in sysfs.read_lines("/proc/cpuinfo"):
-        for prefix, key in (("model name", "cpu_model_name"), ("machine", "cpu_machine")):
-            if line.startswith(prefix):
-                value = line.split(":", 1)[-1].strip()
-                if value:
-                    metadata[key] = value
-                return
+        key, _, value = line.partition(":")
+        key, value = key.strip(), value.strip()
+        if key in wanted and value and key not in fields:
+            fields[key] = value
+    return fields
+
+
+def _collect_model(metadata: dict[str, Any], sysfs: SysFS) -> None:
+    fields = cpuinfo_fields(sysfs, ("model name", "machine"))
+    for key, name in (("model name", "cpu_model_name"), ("machine", "cpu_machine")):
+        if key in fields:
+            metadata[name] = fields[key]
+            return
 
 
 def _mhz(text: str) -> str | None:

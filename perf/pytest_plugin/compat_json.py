@@ -34,6 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from perf.collect.cpu import cpuinfo_fields
 from perf.collect.git import GitError, head, in_checkout, origin_url
 from perf.errors import PerfError, ResultFileError, UsageError
 from perf.platform.sysfs import SysFS
@@ -94,21 +95,6 @@ def _implementation_version() -> str:
     return version
 
 
-def _cpuinfo_fields(sysfs: SysFS) -> dict[str, str]:
-    """The first CPU's ``vendor_id`` and ``model name`` from /proc/cpuinfo."""
-    fields: dict[str, str] = {}
-    for line in sysfs.read_lines("/proc/cpuinfo"):
-        if not line.strip():
-            if fields:
-                break  # the end of the first CPU's block
-            continue
-        key, _, value = line.partition(":")
-        key, value = key.strip(), value.strip()
-        if key in ("vendor_id", "model name") and value and key not in fields:
-            fields[key] = value
-    return fields
-
-
 def _cpu(sysfs: SysFS) -> dict[str, Any]:
     """The ``cpu`` object: py-cpuinfo's keys that perf knows without it."""
     cpu: dict[str, Any] = {}
@@ -119,7 +105,7 @@ def _cpu(sysfs: SysFS) -> dict[str, Any]:
     cpu["count"] = os.cpu_count()
     if machine:
         cpu["arch_string_raw"] = machine
-    fields = _cpuinfo_fields(sysfs)
+    fields = cpuinfo_fields(sysfs, ("vendor_id", "model name"))
     if "vendor_id" in fields:
         cpu["vendor_id_raw"] = fields["vendor_id"]
     brand = fields.get("model name") or (platform.processor() if not fields else "")
