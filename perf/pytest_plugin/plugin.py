@@ -37,46 +37,33 @@ class PerfBenchmarkWarning(pytest.PytestWarning):
     """A warning of perf's benchmark fixture."""
 
 
-def _parsed(parse: Callable[[str], Any]) -> Callable[[str], Any]:
-    """An argparse type: the parser's ValueError becomes argparse's error."""
-
-    def convert(text: str) -> Any:
-        try:
-            return parse(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    convert.__name__ = parse.__name__
-    return convert
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("benchmark", "benchmark (perf: pytest-benchmark's options)")
     add = group.addoption
     add(
         "--benchmark-min-time",
-        type=_parsed(opts.parse_seconds),
+        type=opts.parse_seconds,
         default=0.000005,
         metavar="SECONDS",
         help="shortest value (seconds); perf's budget usually asks for more. Default: 0.000005",
     )
     add(
         "--benchmark-max-time",
-        type=_parsed(opts.parse_seconds),
+        type=opts.parse_seconds,
         default=1.0,
         metavar="SECONDS",
         help="most seconds of values per test, over all its worker processes. Default: 1.0",
     )
     add(
         "--benchmark-min-rounds",
-        type=_parsed(opts.parse_positive_int),
+        type=opts.parse_positive_int,
         default=5,
         metavar="NUM",
         help="fewest values per test, over all its worker processes. Default: 5",
     )
     add(
         "--benchmark-timer",
-        type=_parsed(opts.parse_timer),
+        type=opts.parse_timer,
         default=opts.DEFAULT_TIMER,
         metavar="FUNC",
         help="timer as module.function. Default: time.perf_counter",
@@ -84,7 +71,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add("--benchmark-calibration-precision", type=int, default=None, metavar="NUM", help="accepted, ignored")
     add(
         "--benchmark-warmup",
-        type=_parsed(opts.parse_warmup),
+        type=opts.parse_warmup,
         default=None,
         nargs="?",
         const=True,
@@ -172,7 +159,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--perf-fail-on-slowdown",
         metavar="PCT",
-        type=_parsed(opts.parse_percent),
+        type=opts.parse_percent,
         default=None,
         help="with --perf-compare: fail when a benchmark is slower than PCT %% with its whole interval",
     )
