@@ -5,7 +5,7 @@ project keeps its ``.benchmarks`` folder, its ``--benchmark-compare`` runs
 and its CI scripts that read ``--benchmark-json`` output:
 
 * the document: :func:`machine_info`, :func:`commit_info` (git only,
-  through :mod:`perf.collect.git`; a Mercurial checkout is "unversioned"),
+  run by :mod:`perf.collect.git`; a Mercurial checkout is "unversioned"),
   :func:`document` and :func:`dumps`;
 * the storage folder (``file://`` only): :func:`parse_storage`,
   :func:`machine_id`, :func:`check_save_name`, :func:`autosave_name`,
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from perf.collect.cpu import cpuinfo_fields
-from perf.collect.git import GitError, head, in_checkout, origin_url
+from perf.collect.git import GitError, git
 from perf.errors import PerfError, ResultFileError, UsageError
 from perf.platform.sysfs import SysFS
 from perf.storage.files import write_atomic
@@ -133,18 +133,34 @@ def machine_info(sysfs: SysFS | None = None) -> dict[str, Any]:
     }
 
 
+def _git(cwd: str, *arguments: str) -> str:
+    return git(cwd, *arguments, timeout=GIT_TIMEOUT).strip()
+
+
+def _in_git_checkout(cwd: str) -> bool:
+    """Whether *cwd* or a folder above it has a ``.git`` (a folder, or the
+    file of a worktree)."""
+    try:
+        folder = Path(cwd).resolve()
+        return any((parent / ".git").exists() for parent in (folder, *folder.parents))
+    except (OSError, RuntimeError):
+        # an unreadable parent or a symbolic link loop: not a checkout we can use
+        return False
+
+
 def _project_name(cwd: str, in_git: bool) -> str:
     """The last part of the origin remote's URL without ``.git``, else the
     name of *cwd*."""
-    url = origin_url(cwd, timeout=GIT_TIMEOUT) if in_git else ""
+    try:
+        url = _git(cwd, "config", "--local", "remote.origin.url") if in_git else ""
+    except PerfError:
+        url = ""
     parts = [part for part in re.split(r"[/:\\\s]+", url) if part]
-    name = parts[-1].removesuffix(".git") if parts else ""
-    return name or Path(cwd).resolve().name
+    return (parts[-1].removesuffix(".git") if parts else "") or Path(cwd).resolve().name
 
 
 def _error_text(error: PerfError) -> str:
-    """What pytest-benchmark writes of the failure: the exception that
-    :mod:`subprocess` raised."""
+    """What pytest-benchmark writes of a failed git: the exception of :mod:`subprocess`."""
     if isinstance(error, GitError):
         return f"CalledProcessError({error.returncode}, {error.output!r})"
     return repr(error.__cause__)
@@ -160,17 +176,21 @@ def commit_info(cwd: str) -> dict[str, Any]:
     files have uncommitted changes; ``branch`` is ``"(detached head)"``
     or ``"(unknown)"`` when there is none.  Never raises.
     """
-    in_git = in_checkout(cwd)
+    in_git = _in_git_checkout(cwd)
     info: dict[str, Any] = {"id": "unversioned", "time": None, "author_time": None, "dirty": False}
     branch = "(unknown)"
-    if in_git:
-        try:
-            state = head(cwd, timeout=GIT_TIMEOUT)
-        except PerfError as error:
-            info.update(id="unknown", error=_error_text(error))
-        else:
-            info.update(id=state.commit, time=state.time, author_time=state.author_time, dirty=state.dirty)
-            branch = "(detached head)" if state.branch == "HEAD" else state.branch
+    try:
+        if in_git:
+            parts = _git(cwd, "describe", "--dirty", "--always", "--long", "--abbrev=40").split("-")
+            info["dirty"] = parts[-1] == "dirty"
+            # "<tag>-<count>-g<hash>" after a tag, the bare hash otherwise
+            info["id"] = parts[-2 if info["dirty"] else -1].removeprefix("g")
+            info["time"] = _git(cwd, "show", "-s", "--pretty=format:%cI")
+            info["author_time"] = _git(cwd, "show", "-s", "--pretty=format:%aI")
+            branch = _git(cwd, "rev-parse", "--abbrev-ref", "HEAD")
+            branch = "(detached head)" if branch == "HEAD" else branch
+    except PerfError as error:
+        info.update(id="unknown", time=None, author_time=None, error=_error_text(error))
     info.update(project=_project_name(cwd, in_git), branch=branch)
     return info
 
