@@ -22,16 +22,13 @@ from perf.platform.sysfs import SysFS
 _CPU_DIR = "/sys/devices/system/cpu"
 
 
-def cpuinfo_fields(sysfs: SysFS, keys: Iterable[str]) -> dict[str, str]:
+def cpuinfo_fields(sysfs: SysFS, keys: tuple[str, ...]) -> dict[str, str]:
     """The first non-empty value of each of *keys* (``model name``,
     ``vendor_id``, ``machine``...) in /proc/cpuinfo; a key it lacks is left out."""
-    wanted = set(keys)
     fields: dict[str, str] = {}
-    for line in sysfs.read_lines("/proc/cpuinfo"):
-        key, _, value = line.partition(":")
-        key, value = key.strip(), value.strip()
-        if key in wanted and value and key not in fields:
-            fields[key] = value
+    for key, _, value in (line.partition(":") for line in sysfs.read_lines("/proc/cpuinfo")):
+        if key.strip() in keys and value.strip():
+            fields.setdefault(key.strip(), value.strip())
     return fields
 
 

@@ -27,14 +27,12 @@ import math
 import os
 import platform
 import re
-import struct
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from perf.collect.cpu import cpuinfo_fields
 from perf.collect.git import GitError, git
 from perf.errors import PerfError, ResultFileError, UsageError
 from perf.platform.sysfs import SysFS
@@ -55,32 +53,17 @@ _SAVED_GLOB = "[0-9][0-9][0-9][0-9]_*.json"
 
 #: platform.machine() -> (py-cpuinfo's "arch", its "bits"), for the usual machines.
 _ARCHES = {
-    "x86_64": ("X86_64", 64),
-    "amd64": ("X86_64", 64),
-    "x64": ("X86_64", 64),
-    "i386": ("X86_32", 32),
-    "i486": ("X86_32", 32),
-    "i586": ("X86_32", 32),
-    "i686": ("X86_32", 32),
-    "x86": ("X86_32", 32),
-    "aarch64": ("ARM_8", 64),
-    "arm64": ("ARM_8", 64),
-    "armv7l": ("ARM_7", 32),
-    "armv7": ("ARM_7", 32),
-    "ppc64": ("PPC_64", 64),
-    "ppc64le": ("PPC_64", 64),
+    **dict.fromkeys(("x86_64", "amd64", "x64"), ("X86_64", 64)),
+    **dict.fromkeys(("i386", "i486", "i586", "i686", "x86"), ("X86_32", 32)),
+    **dict.fromkeys(("aarch64", "arm64"), ("ARM_8", 64)),
+    **dict.fromkeys(("armv7l", "armv7"), ("ARM_7", 32)),
+    **dict.fromkeys(("ppc64", "ppc64le"), ("PPC_64", 64)),
     "s390x": ("S390X", 64),
     "riscv64": ("RISCV_64", 64),
 }
 
 
 # --- the document --------------------------------------------------------------
-
-
-def _bits() -> str:
-    # platform.architecture() would run the "file" command on the
-    # interpreter to answer this; the size of a pointer is its answer too
-    return f"{struct.calcsize('P') * 8}bit"
 
 
 def _implementation_version() -> str:
@@ -105,6 +88,8 @@ def _cpu(sysfs: SysFS) -> dict[str, Any]:
     cpu["count"] = os.cpu_count()
     if machine:
         cpu["arch_string_raw"] = machine
+    from perf.collect.cpu import cpuinfo_fields
+
     fields = cpuinfo_fields(sysfs, ("vendor_id", "model name"))
     if "vendor_id" in fields:
         cpu["vendor_id_raw"] = fields["vendor_id"]
@@ -255,8 +240,10 @@ def parse_storage(value: str, cwd: str | None = None) -> Path:
 def machine_id() -> str:
     """The folder of this interpreter's saved runs: system, implementation,
     major.minor version and pointer size (``Linux-CPython-3.11-64bit``)."""
+    from perf.collect.python import pointer_bits
+
     version = ".".join(platform.python_version_tuple()[:2])
-    return f"{platform.system()}-{platform.python_implementation()}-{version}-{_bits()}"
+    return f"{platform.system()}-{platform.python_implementation()}-{version}-{pointer_bits()}bit"
 
 
 def check_save_name(name: str) -> str:
