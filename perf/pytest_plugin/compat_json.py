@@ -1,4 +1,4 @@
-"""pytest-benchmark's JSON document, its storage folder and its compare-fail checks.
+"""pytest-benchmark's JSON document and its storage folder.
 
 perf's pytest plugin writes the files pytest-benchmark (5.2) writes, so a
 project keeps its ``.benchmarks`` folder, its ``--benchmark-compare`` runs
@@ -10,9 +10,7 @@ and its CI scripts that read ``--benchmark-json`` output:
 * the storage folder (``file://`` only): :func:`parse_storage`,
   :func:`machine_id`, :func:`check_save_name`, :func:`autosave_name`,
   :func:`next_save_path`, :func:`save`, :func:`find_compare_files`,
-  :func:`load_saved` and :func:`measured_by_perf`;
-* ``--benchmark-compare-fail``: :func:`parse_fail_expression` and
-  :class:`FailCheck`.
+  :func:`load_saved` and :func:`measured_by_perf`.
 
 Bad user input raises :class:`~perf.errors.UsageError` with the meaning of
 pytest-benchmark's message (its exact words where compatible tests match
@@ -23,12 +21,10 @@ are :mod:`perf.analysis.round_stats`).
 from __future__ import annotations
 
 import json
-import math
 import os
 import platform
 import re
 import sys
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -395,56 +391,3 @@ def measured_by_perf(document: dict[str, Any]) -> bool:
         isinstance(entry.get("perf"), dict) and "measured_in" in entry["perf"]
         for entry in document.get("benchmarks", ())
     )
-
-
-# --- --benchmark-compare-fail ------------------------------------------------------
-
-_FAIL_EXPRESSION = re.compile(
-    r"(?P<field>min|max|mean|median|stddev|iqr):"
-    r"(?:(?P<percentage>[0-9]+)%|(?P<seconds>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))"
-)
-
-
-@dataclass(frozen=True)
-class FailCheck:
-    """One ``--benchmark-compare-fail`` expression: *field* may not grow
-    by more than *threshold*, a whole percentage of the previous value
-    (*percentage*) or a number of seconds."""
-
-    field: str
-    threshold: float
-    percentage: bool
-
-    @property
-    def kind(self) -> str:
-        """pytest-benchmark's name of the check, which its message shows."""
-        return "PercentageRegressionCheck" if self.percentage else "DifferenceRegressionCheck"
-
-    def growth(self, current: float, previous: float) -> float:
-        """How much *current* exceeds *previous*: in percent (infinite over
-        a previous value of 0), or in seconds."""
-        if not self.percentage:
-            return current - previous
-        if not previous:
-            return math.inf
-        return current / previous * 100 - 100
-
-    def failure(self, current: float, previous: float) -> str | None:
-        """The failure message when the growth is strictly above the
-        threshold, else None."""
-        growth = self.growth(current, previous)
-        if growth > self.threshold:
-            return f"Field {self.field!r} has failed {self.kind}: {growth:.9f} > {self.threshold:.9f}"
-        return None
-
-
-def parse_fail_expression(text: str) -> FailCheck:
-    """A ``--benchmark-compare-fail`` expression: ``FIELD:N%`` (a whole
-    percentage) or ``FIELD:SECONDS`` (``0.001``, ``1e-6``), FIELD one of
-    min, max, mean, median, stddev, iqr."""
-    match = _FAIL_EXPRESSION.fullmatch(text)
-    if not match:
-        raise UsageError(f"Could not parse value: {text!r}.")
-    if match["percentage"] is not None:
-        return FailCheck(match["field"], int(match["percentage"]), percentage=True)
-    return FailCheck(match["field"], float(match["seconds"]), percentage=False)

@@ -9,6 +9,10 @@ are accepted and listed as ignored in the report header.
 The budgets (``--perf-budget``) are perf's model for a pytest session:
 worker processes, values per process and the shortest value.
 
+``--benchmark-compare-fail``'s expressions become :class:`FailCheck`
+objects (:func:`parse_fail_expression`), which the session applies to
+pytest-benchmark's figures of this session and of a saved run.
+
 The converters of the option values raise
 :class:`argparse.ArgumentTypeError` (pytest shows their message), as the
 runner's do; those of seconds and counts are the runner's
@@ -21,9 +25,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
+import re
+from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
-from perf.measure.arguments import seconds, strictly_positive
+from perf.errors import UsageError
 
 
 class PytestBudget(NamedTuple):
@@ -90,6 +97,8 @@ def parse_seconds(text: str) -> float:
     """``--benchmark-min-time`` and ``--benchmark-max-time``: the runner's
     :func:`~perf.measure.arguments.seconds`, or 0 (no minimum), with
     pytest-benchmark's messages."""
+    from perf.measure.arguments import seconds
+
     try:
         return seconds(text)
     except argparse.ArgumentTypeError:
@@ -103,6 +112,8 @@ def parse_seconds(text: str) -> float:
 def parse_positive_int(text: str) -> int:
     """``--benchmark-min-rounds``: the runner's
     :func:`~perf.measure.arguments.strictly_positive`, with the plugin's messages."""
+    from perf.measure.arguments import strictly_positive
+
     try:
         return strictly_positive(text)
     except argparse.ArgumentTypeError:
@@ -151,6 +162,57 @@ def parse_percent(text: str) -> float:
     if not 0 <= float(stripped) < 1000:
         raise argparse.ArgumentTypeError(f"{text!r}: the percentage must be between 0 and 1000")
     return float(stripped)
+
+
+_FAIL_EXPRESSION = re.compile(
+    r"(?P<field>min|max|mean|median|stddev|iqr):"
+    r"(?:(?P<percentage>[0-9]+)%|(?P<seconds>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))"
+)
+
+
+@dataclass(frozen=True)
+class FailCheck:
+    """One ``--benchmark-compare-fail`` expression: *field* may not grow
+    by more than *threshold*, a whole percentage of the previous value
+    (*percentage*) or a number of seconds."""
+
+    field: str
+    threshold: float
+    percentage: bool
+
+    @property
+    def kind(self) -> str:
+        """pytest-benchmark's name of the check, which its message shows."""
+        return "PercentageRegressionCheck" if self.percentage else "DifferenceRegressionCheck"
+
+    def growth(self, current: float, previous: float) -> float:
+        """How much *current* exceeds *previous*: in percent (infinite over
+        a previous value of 0), or in seconds."""
+        if not self.percentage:
+            return current - previous
+        if not previous:
+            return math.inf
+        return current / previous * 100 - 100
+
+    def failure(self, current: float, previous: float) -> str | None:
+        """The failure message when the growth is strictly above the
+        threshold, else None."""
+        growth = self.growth(current, previous)
+        if growth > self.threshold:
+            return f"Field {self.field!r} has failed {self.kind}: {growth:.9f} > {self.threshold:.9f}"
+        return None
+
+
+def parse_fail_expression(text: str) -> FailCheck:
+    """A ``--benchmark-compare-fail`` expression: ``FIELD:N%`` (a whole
+    percentage) or ``FIELD:SECONDS`` (``0.001``, ``1e-6``), FIELD one of
+    min, max, mean, median, stddev, iqr."""
+    match = _FAIL_EXPRESSION.fullmatch(text)
+    if not match:
+        raise UsageError(f"Could not parse value: {text!r}.")
+    if match["percentage"] is not None:
+        return FailCheck(match["field"], int(match["percentage"]), percentage=True)
+    return FailCheck(match["field"], float(match["seconds"]), percentage=False)
 
 
 class Settings(NamedTuple):

@@ -31,7 +31,7 @@ from perf.model.suite import BenchmarkSuite
 from perf.pytest_plugin import compat_json
 from perf.pytest_plugin.fixture import BenchmarkFixture, BenchmarkStats
 from perf.pytest_plugin.measure import IN_PYTEST, measure_function
-from perf.pytest_plugin.options import IGNORED_OPTIONS, PytestBudget, Settings
+from perf.pytest_plugin.options import IGNORED_OPTIONS, FailCheck, PytestBudget, Settings, parse_fail_expression
 from perf.pytest_plugin.report import other_tool_line, saved_comparison_table
 from perf.pytest_plugin.workers import (
     Outcomes,
@@ -100,7 +100,7 @@ class PerfSession:
         self.slower = False
         self.reference: BenchmarkSuite | None = None
         self.compared: list[tuple[str, dict[str, Any]]] = []
-        self.fail_checks: list[Any] = []
+        self.fail_checks: list[FailCheck] = []
         if self.worker is None and not xdist_worker:
             self._check_outputs()
             self._load_comparisons()
@@ -121,7 +121,7 @@ class PerfSession:
             compat_json.parse_storage(option.benchmark_storage)  # elasticsearch: refused now, not after measuring
         if option.perf_fail_on_slowdown is not None and not option.perf_compare:
             raise UsageError("--perf-fail-on-slowdown needs --perf-compare FILE (the result to compare with)")
-        self.fail_checks = [compat_json.parse_fail_expression(text) for text in option.benchmark_compare_fail or ()]
+        self.fail_checks = [parse_fail_expression(text) for text in option.benchmark_compare_fail or ()]
 
     def _load_comparisons(self) -> None:
         option = self.option

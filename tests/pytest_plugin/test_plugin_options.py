@@ -1,4 +1,4 @@
-"""perf.pytest_plugin.options: pytest-benchmark's option syntax and mark checks."""
+"""perf.pytest_plugin.options: pytest-benchmark's option syntax, mark checks and compare-fail checks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import time
 
 import pytest
 
+from perf.errors import UsageError
 from perf.pytest_plugin import options as opts
+from perf.pytest_plugin.options import FailCheck, parse_fail_expression
 
 
 def settings(**changes):
@@ -126,3 +128,67 @@ def test_options_of_the_json_entries():
         "warmup": 100000,
     }
     assert settings(warmup=None).as_pytest_benchmark()["warmup"] is False
+
+
+# --- --benchmark-compare-fail -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "check"),
+    [
+        ("min:5%", FailCheck("min", 5, percentage=True)),
+        ("max:150%", FailCheck("max", 150, percentage=True)),
+        ("mean:0%", FailCheck("mean", 0, percentage=True)),
+        ("mean:0.001", FailCheck("mean", 0.001, percentage=False)),
+        ("median:1e-6", FailCheck("median", 1e-6, percentage=False)),
+        ("stddev:.5", FailCheck("stddev", 0.5, percentage=False)),
+        ("iqr:2E+1", FailCheck("iqr", 20.0, percentage=False)),
+        ("mean:3", FailCheck("mean", 3.0, percentage=False)),
+    ],
+)
+def test_parse_fail_expression(text: str, check: FailCheck) -> None:
+    parsed = parse_fail_expression(text)
+    assert parsed == check
+    assert type(parsed.threshold) is type(check.threshold)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ops:5%",
+        "rounds:1",
+        "mean:5.5%",
+        "mean:",
+        "mean",
+        "mean:-1",
+        "mean:5%%",
+        "MEAN:5%",
+        "mean: 5%",
+        "mean:5.",
+        "mean:5%\n",
+        "",
+    ],
+)
+def test_parse_fail_expression_refuses(text: str) -> None:
+    with pytest.raises(UsageError) as info:
+        parse_fail_expression(text)
+    assert str(info.value) == f"Could not parse value: {text!r}."
+
+
+def test_percentage_check() -> None:
+    check = parse_fail_expression("mean:5%")
+    assert check.failure(1.123, 1.0) == "Field 'mean' has failed PercentageRegressionCheck: 12.300000000 > 5.000000000"
+    assert check.failure(0.9, 1.0) is None
+    # strictly above: 3 over 2 is exactly 50%
+    assert parse_fail_expression("mean:50%").failure(3.0, 2.0) is None
+    assert parse_fail_expression("mean:49%").failure(3.0, 2.0) is not None
+    # a previous value of 0 is an infinite growth
+    assert check.failure(1.0, 0.0) == "Field 'mean' has failed PercentageRegressionCheck: inf > 5.000000000"
+
+
+def test_difference_check() -> None:
+    check = parse_fail_expression("min:0.001")
+    assert check.failure(0.003, 0.001) == "Field 'min' has failed DifferenceRegressionCheck: 0.002000000 > 0.001000000"
+    assert check.failure(0.001, 0.003) is None
+    assert parse_fail_expression("min:0.25").failure(0.5, 0.25) is None
+    assert check.kind == "DifferenceRegressionCheck"
