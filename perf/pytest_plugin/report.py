@@ -11,38 +11,35 @@ counts its busy-machine notes).  ``--benchmark-compare`` shows the means of this
 session and of the saved runs (:func:`saved_comparison_table`), and says
 when a saved run was measured by pytest-benchmark (:func:`other_tool_line`).
 
-Must not: print (the plugin hands the lines to pytest's terminal), compute
-statistics beyond calling perf.analysis.
+Must not: print (the plugin hands the lines to pytest's terminal), or
+compute statistics (the interval is the one of :class:`BenchmarkStats`).
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
-from perf.analysis.intervals import benchmark_mean_interval
 from perf.pytest_plugin.fixture import BenchmarkStats
 from perf.pytest_plugin.measure import IN_PYTEST
 from perf.pytest_plugin.workers import Outcomes, Progress
+from perf.render.units import format_timedelta
 
 #: perf's means over pytest-benchmark's, measured by both tools on the same
 #: tests (the project's study of the plugin): the median, and the range by test
 TOOL_RATIO = 0.91
 TOOL_RATIO_RANGE = (0.73, 1.20)
 
-#: (seconds at least, factor, unit) of the table's time column
-_UNITS = ((1.0, 1.0, "s"), (1e-3, 1e3, "ms"), (1e-6, 1e6, "us"), (0.0, 1e9, "ns"))
+#: the unit of perf's durations (perf.render.units) -> (factor, pytest-benchmark's name)
+_UNITS = {"sec": (1.0, "s"), "ms": (1e3, "ms"), "us": (1e6, "us"), "ns": (1e9, "ns")}
 
 
 def _unit(seconds: float) -> tuple[float, str]:
-    for threshold, factor, unit in _UNITS:
-        if seconds >= threshold:
-            return factor, unit
-    return 1e9, "ns"
+    return _UNITS[format_timedelta(seconds).split()[-1]]
 
 
 def _row(stats: BenchmarkStats, factor: float) -> list[str]:
     fields = stats.stats.as_dict()
-    interval = benchmark_mean_interval(stats.perf)
+    interval = stats.interval
     if interval is None:
         plus_minus = "-"
     else:
