@@ -21,11 +21,12 @@ from typing import Any, Callable, Generator
 import pytest
 
 from perf.errors import PerfError
+from perf.measure.protocol import LISTED, SPEC_OPTION
 from perf.pytest_plugin import options as opts
 from perf.pytest_plugin.fixture import BenchmarkFixture, BenchmarkStats
-from perf.pytest_plugin.measure import call_once, measure_function
 from perf.pytest_plugin.report import outcome_lines, progress_line, results_table
 from perf.pytest_plugin.session import PerfSession
+from perf.pytest_plugin.workers import WorkerFixture
 
 SESSION = pytest.StashKey[PerfSession]()
 #: the name of a report's user property that carries a benchmark
@@ -163,7 +164,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="with --perf-compare: fail when a benchmark is slower than PCT %% with its whole interval",
     )
-    group.addoption("--perf-worker", metavar="SPEC", default=None, help=argparse.SUPPRESS)
+    group.addoption(SPEC_OPTION, metavar="SPEC", default=None, help=argparse.SUPPRESS)
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -205,7 +206,7 @@ def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool |
         return None
     if collection_path.name in ("conftest.py", "__init__.py"):
         return None
-    return True if str(collection_path) not in session.worker.spec.paths else None
+    return True if str(collection_path) not in session.worker.spec.files else None
 
 
 @pytest.hookimpl(trylast=True)
@@ -215,7 +216,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # the benchmark tests, for xdist's controller, which collects nothing
         # a worker adds no --benchmark-skip marks (below): that option is read here
         for item in [] if config.option.benchmark_skip else session.benchmark_items(items):
-            session.worker.listed(item.nodeid, str(item.path))
+            session.worker.pipe.send(LISTED, item.nodeid, str(item.path))
         config.hook.pytest_deselected(items=list(items))
         items[:] = []
         return
@@ -253,17 +254,17 @@ def _tests_run(config: pytest.Config) -> bool:
 
 
 def _measure(config: pytest.Config, perf_session: PerfSession, nodeids: list[str], paths: list[str]) -> None:
-    """Run the worker processes on *nodeids*, with the CPU lock and lines
-    saying how far they are."""
+    """Run the worker processes on *nodeids*, with lines saying how far
+    they are (and when they wait for the CPU lock)."""
     write = _writer(config)
     count = len(nodeids)
     write(f"perf: measuring {count} benchmark tests in {perf_session.budget.processes} worker processes ...")
+
+    def waiting(holders: Any) -> None:
+        write(f"perf: waiting for another benchmark to finish ({holders[0].describe()})")
+
     cache = config.pluginmanager.get_plugin("cacheprovider") is not None
-    lock = _lock(write)
-    try:
-        perf_session.measure(nodeids, paths, lambda progress: write(progress_line(progress, count)), cache)
-    finally:
-        lock.release()
+    perf_session.measure(nodeids, paths, lambda progress: write(progress_line(progress, count)), waiting, cache)
     assert perf_session.outcomes is not None
     for line in outcome_lines(perf_session.outcomes, count, xdist=perf_session.xdist):
         write(line)
@@ -300,22 +301,6 @@ def pytest_xdist_setupnodes(config: pytest.Config, specs: Any) -> None:
         _measure(config, perf_session, nodeids, paths)
 
 
-def _lock(write: Callable[[str], None]) -> Any:
-    """Hold the CPU lock of perf runs while the workers measure (two
-    benchmark sessions at once would slow each other down)."""
-    from perf.platform.cpus import get_cpu_affinity
-    from perf.platform.lock import CpuLock
-
-    cpus = sorted(get_cpu_affinity() or range(os.cpu_count() or 1))
-    lock = CpuLock(cpus, command=("pytest",))
-
-    def waiting(holders: Any) -> None:
-        write(f"perf: waiting for another benchmark to finish ({holders[0].describe()})")
-
-    lock.acquire(wait=True, on_wait=waiting)
-    return lock
-
-
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """pytest-benchmark's checks of the mark, on every test that has it."""
     marker = item.get_closest_marker("benchmark")
@@ -348,40 +333,6 @@ class _XdistReports:
         for name, value in report.user_properties:
             if name == PAYLOAD:
                 self.perf_session.add(BenchmarkStats.from_payload(str(value)))
-
-
-class WorkerFixture(BenchmarkFixture):
-    """The fixture in a worker process: it measures, then ends the test."""
-
-    recorder: Any
-    budget: opts.PytestBudget
-
-    def __call__(self, function_to_benchmark: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        self._use("benchmark(...)")
-        nodeid = self.fullname
-        if nodeid not in self.recorder.wanted:
-            return call_once(function_to_benchmark, args, kwargs)
-        self.recorder.start(nodeid)
-        try:
-            measured = measure_function(
-                nodeid,
-                function_to_benchmark,
-                args,
-                kwargs,
-                settings=self.settings,
-                budget=self.budget,
-                loops=self.recorder.loops(nodeid),
-            )
-        except BaseException as exc:
-            self.recorder.failed(nodeid, exc)
-            raise
-        self.recorder.done(nodeid, measured)
-        pytest.skip("measured by a perf worker process")
-
-    def pedantic(self, target: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        self._use("benchmark.pedantic(...)")
-        self.recorder.pedantic(self.fullname)
-        pytest.skip("benchmark.pedantic runs in pytest's process")
 
 
 @pytest.fixture

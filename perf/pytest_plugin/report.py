@@ -17,12 +17,14 @@ compute statistics (the interval is the one of :class:`BenchmarkStats`).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from perf.pytest_plugin.fixture import BenchmarkStats
 from perf.pytest_plugin.measure import IN_PYTEST
-from perf.pytest_plugin.workers import Outcomes, Progress
 from perf.render.units import format_timedelta
+
+if TYPE_CHECKING:
+    from perf.measure.parent.batches import Outcomes, Progress
 
 #: perf's means over pytest-benchmark's, measured by both tools on the same
 #: tests (the project's study of the plugin): the median, and the range by test
@@ -111,12 +113,12 @@ def outcome_lines(outcomes: Outcomes, benchmarks: int, xdist: bool = False) -> l
     """After the workers: the benchmark tests they did not measure, and why
     (*xdist*: pedantic tests run once, unmeasured, beside xdist's others)."""
     lines = []
-    if outcomes.pedantic:
+    if outcomes.in_parent:
         where = "they run once, unmeasured, under xdist" if xdist else "they run in pytest's process"
-        lines.append(f"perf: {len(outcomes.pedantic)} benchmark tests use benchmark.pedantic: {where}")
+        lines.append(f"perf: {len(outcomes.in_parent)} benchmark tests use benchmark.pedantic: {where}")
     if outcomes.errors:
         lines.append(f"perf: {len(outcomes.errors)} benchmark tests failed in a worker process: their tests will fail")
-    missing = benchmarks - len(outcomes.runs) - len(outcomes.pedantic) - len(outcomes.errors)
+    missing = benchmarks - len(outcomes.runs) - len(outcomes.in_parent) - len(outcomes.errors)
     if missing > 0:
         lines.append(
             f"perf: {missing} benchmark tests were not measured by the workers (skipped there, or benchmark() "
