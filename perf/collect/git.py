@@ -1,14 +1,12 @@
 """git, run from one place: history's repositories and worktrees, the pytest plugin's commit_info.
 
-:func:`run_git` runs ``git ARGS`` in a folder: no input, its output captured
-as text, ``LC_ALL=C``, and the repository found from the folder
-(``GIT_DIR`` and ``GIT_WORK_TREE`` dropped).  A git that cannot start, or
-runs longer than its *timeout*, is a :exc:`~perf.errors.PerfError` whose
+:func:`run_git` runs ``git ARGS`` in a folder (no input, output captured,
+``LC_ALL=C``, without ``GIT_DIR`` and ``GIT_WORK_TREE``).  A git that cannot
+start or outlives its *timeout* is a :exc:`~perf.errors.PerfError` whose
 ``__cause__`` is the OSError or the timeout; :func:`git` also raises
 :exc:`GitError` for a command that failed.
 
-Must not: print, exit, or decide what to run (history's worktree commands
-pass through here too).
+Must not: print, exit, or decide what to run.
 """
 
 from __future__ import annotations

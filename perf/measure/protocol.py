@@ -22,13 +22,10 @@ it is done:
   quotes (:func:`with_stderr`: its last traceback, or its last lines).
 
 A batch worker (the pytest plugin's ``python -m pytest ...``) measures
-several tests in one process.  Its command line ends with
+several tests in one process: its command line ends with
 ``--perf-worker=PATH`` (:func:`spec_argument`), the file of its
-:class:`BatchSpec`; on the pipe the spec names it writes one
-:class:`Event` per line as it goes (:class:`EventPipe`;
-:func:`decode_events`): a test started, measured, failed, left to the
-parent process, or listed.  A test started and never finished is the
-one the worker died on.
+:class:`BatchSpec`, and it writes one :class:`Event` per line on the pipe
+the spec names, as it goes (:class:`EventPipe`, :func:`decode_events`).
 
 Workers import this module: it imports the table and the file format only
 when a function needs them.  Must not: spawn processes, print, or exit.
@@ -209,11 +206,6 @@ class EventPipe:
     def send(self, kind: str, test: str, detail: str = "") -> None:
         self.file.write(Event(kind, test, detail).line())
         self.file.flush()
-
-    def send_benchmark(self, test: str, benchmark: Benchmark) -> None:
-        from perf.storage.files import dumps
-
-        self.send(DONE, test, dumps(benchmark))
 
 
 def decode_events(data: bytes) -> list[Event]:

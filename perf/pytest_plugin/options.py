@@ -9,14 +9,9 @@ are accepted and listed as ignored in the report header.
 The budgets (``--perf-budget``) are perf's model for a pytest session:
 worker processes, values per process and the shortest value.
 
-``--benchmark-compare-fail``'s expressions become :class:`FailCheck`
-objects (:func:`parse_fail_expression`), which the session applies to
-pytest-benchmark's figures of this session and of a saved run.
-
-The converters of the option values raise
-:class:`argparse.ArgumentTypeError` (pytest shows their message), as the
-runner's do; those of seconds and counts are the runner's
-(:mod:`perf.measure.arguments`), with pytest-benchmark's messages.
+The converters raise :class:`argparse.ArgumentTypeError`, as the
+runner's (:mod:`perf.measure.arguments`) do, whose seconds and counts they
+use; ``--benchmark-compare-fail``'s expressions become :class:`FailCheck`.
 
 Must not: print, exit, run anything.
 """

@@ -20,16 +20,13 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import pytest
 
-from perf.measure.protocol import ERROR, PARENT, START, BatchSpec, EventPipe
+from perf.measure.protocol import DONE, ERROR, PARENT, START, STDERR_LINES, BatchSpec, EventPipe
 from perf.pytest_plugin.fixture import BenchmarkFixture
 from perf.pytest_plugin.measure import call_once, measure_function
 from perf.pytest_plugin.options import PytestBudget
 
 if TYPE_CHECKING:
     from perf.measure.parent.batches import Command
-
-#: lines of a traceback kept in an error
-TAIL_LINES = 20
 
 #: options of the user's command line that a worker must not repeat:
 #: they stop at the first failure, debug, or filter on a cache
@@ -105,12 +102,9 @@ class WorkerRecorder:
         self.wanted = set(spec.tests)
         self.pipe = EventPipe(spec.pipe)
 
-    def loops(self, nodeid: str) -> int:
-        return self.spec.loops.get(nodeid, 0)
-
     def failed(self, nodeid: str, error: BaseException) -> None:
         lines = "".join(traceback.format_exception(type(error), error, error.__traceback__)).splitlines()
-        tail = "\n".join(lines[-TAIL_LINES:])
+        tail = "\n".join(lines[-STDERR_LINES:])
         self.pipe.send(ERROR, nodeid, f"it failed in a worker process:\n{tail}")
 
 
@@ -134,12 +128,14 @@ class WorkerFixture(BenchmarkFixture):
                 kwargs,
                 settings=self.settings,
                 budget=self.budget,
-                loops=self.recorder.loops(nodeid),
+                loops=self.recorder.spec.loops.get(nodeid, 0),
             )
         except BaseException as exc:
             self.recorder.failed(nodeid, exc)
             raise
-        self.recorder.pipe.send_benchmark(nodeid, measured)
+        from perf.storage.files import dumps
+
+        self.recorder.pipe.send(DONE, nodeid, dumps(measured))
         pytest.skip("measured by a perf worker process")
 
     def pedantic(self, target: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -27,7 +27,7 @@ from perf.measure.protocol import (
 )
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
-from perf.storage.files import loads_benchmark
+from perf.storage.files import dumps, loads_benchmark
 
 
 def test_a_worker_reads_its_command_line_with_the_runner_parser():
@@ -82,7 +82,7 @@ def test_events_are_json_lines_sent_as_they_happen():
 
     def send(pipe):
         pipe.send(START, "a")
-        pipe.send_benchmark("a", benchmark)
+        pipe.send(DONE, "a", dumps(benchmark))
         pipe.send(PARENT, "b")
 
     data = sent(send)

@@ -46,7 +46,7 @@ def test_each_worker_has_its_own_basetemp_and_cache():
 def test_a_worker_sends_its_events_on_the_parent_pipe():
     read_fd, write_fd = os.pipe()
     recorder = WorkerRecorder(BatchSpec(["a", "b"], {"b": 7}, ["/x/a.py"], write_fd))
-    assert (recorder.wanted, recorder.loops("a"), recorder.loops("b")) == ({"a", "b"}, 0, 7)
+    assert recorder.wanted == {"a", "b"}
     recorder.pipe.send(LISTED, "a", "/x/a.py")
     try:
         1 / 0  # noqa: B018

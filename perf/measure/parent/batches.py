@@ -120,12 +120,13 @@ def _watch(ongoing: Progress, on_progress: Callable[[Progress], None]) -> Watch:
 
 class _Workers(NamedTuple):
     """How the workers start: their command and folder, the files of the
-    tests, and a temporary folder for their own files."""
+    tests, a temporary folder for their own files; who hears how far they are."""
 
     command: Command
     cwd: str
     files: Sequence[str]
     folder: str
+    on_progress: Callable[[Progress], None]
 
     def run(self, spec: BatchSpec, name: str, watch: Watch | None = None) -> tuple[list[Event], int, str]:
         """Run one worker on *spec*: its events, its exit status and the end of its output."""
@@ -137,23 +138,22 @@ class _Workers(NamedTuple):
             os.close(read_fd)
             os.close(write_fd)
             raise
-        command, pipe, what = [*self.command(prefix), spec_argument(prefix + ".spec")], (read_fd, write_fd), "a worker"
+        command = [*self.command(prefix), spec_argument(prefix + ".spec")]
+        pipe, what = (read_fd, write_fd), "a worker"
         finished = run_command(
             command, None, pipe, timeout=None, what=what, cwd=self.cwd, check=False, merge_output=True, watch=watch
         )
         tail = "\n".join(finished.stderr.decode("utf-8", "replace").splitlines()[-TAIL_LINES:])
         return decode_events(finished.data), finished.status, tail
 
-    def process(
-        self, tests: list[str], outcomes: Outcomes, ongoing: Progress, on_progress: Callable[[Progress], None]
-    ) -> int:
+    def process(self, tests: list[str], outcomes: Outcomes, ongoing: Progress) -> int:
         """Worker process number ``ongoing.process`` on *tests* and, after a
         crash, a new worker on the tests after it; how many it measured."""
         measured = attempt = 0
         while tests:
             attempt += 1
             spec = BatchSpec(tests, dict(outcomes.loops), self.files, 0)
-            watch = _watch(ongoing._replace(measured=measured), on_progress)
+            watch = _watch(ongoing._replace(measured=measured), self.on_progress)
             events, status, tail = self.run(spec, f"process{ongoing.process}-{attempt}", watch)
             finished, crashed = outcomes.apply(events)
             measured += sum(1 for test in finished if test in outcomes.runs)
@@ -197,13 +197,13 @@ def run_batches(
     release = _lock(on_lock_wait)
     try:
         with tempfile.TemporaryDirectory(prefix="perf-pytest-") as folder:
-            workers = _Workers(command, cwd, files, folder)
+            workers = _Workers(command, cwd, files, folder, on_progress)
             for process in range(1, processes + 1):
                 left = [test for test in tests if test not in outcomes.errors and test not in outcomes.in_parent]
                 if not left:
                     break  # every test failed or runs in the parent: no process has anything to measure
                 start = time.monotonic()
-                measured = workers.process(left, outcomes, Progress(process, processes, 0, start, False), on_progress)
+                measured = workers.process(left, outcomes, Progress(process, processes, 0, start, False))
                 on_progress(Progress(process, processes, measured, time.monotonic() - start))
     finally:
         release()
@@ -216,7 +216,8 @@ def list_tests(command: Command, cwd: str) -> tuple[list[str], list[str]]:
     from perf.errors import WorkerError
 
     with tempfile.TemporaryDirectory(prefix="perf-pytest-") as folder:
-        events, status, tail = _Workers(command, cwd, [], folder).run(BatchSpec([], {}, [], 0, True), "list")
+        workers = _Workers(command, cwd, [], folder, lambda progress: None)
+        events, status, tail = workers.run(BatchSpec([], {}, [], 0, list_only=True), "list")
     if status not in CLEAN_EXITS:
         message = f"the worker that lists the benchmark tests failed (exit status {status})"
         raise WorkerError(f"{message}; its last output:\n{tail}")

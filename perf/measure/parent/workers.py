@@ -35,8 +35,8 @@ from perf.model.benchmark import Benchmark
 STDERR_LIMIT = 64 * 1024
 #: after its pipe closes, a worker must exit within this time
 EXIT_TIMEOUT = 60.0
-#: how often a worker whose output is merged is checked for its exit (a
-#: process it left behind may hold its output open)
+#: how often a watched or merged worker is checked for its exit (a process
+#: it left behind may hold its output open)
 EXIT_POLL = 0.5
 
 
@@ -92,7 +92,6 @@ class WorkerProcess:
         *,
         merge_output: bool = False,
     ) -> None:
-        self.command = command
         self.started = time.monotonic()
         self.read_fd = read_fd
         self.merge_output = merge_output
@@ -129,21 +128,13 @@ class WorkerProcess:
         if buffer is self.stderr and len(buffer) > 2 * STDERR_LIMIT:
             del buffer[:-STDERR_LIMIT]
 
-    def _timeout(self, now: float, deadline: float | None, watch: Watch | None, watched: float) -> float | None:
-        """How long the next select may wait: until the deadline, the next
-        watch, or the next check of a merged worker's exit."""
-        limits = [] if deadline is None else [deadline - now]
-        if watch is not None:
-            limits.append(watched + watch.every - now)
-        if self.merge_output:
-            limits.append(EXIT_POLL)
-        return max(min(limits), 0.0) if limits else None
-
     def _read_all(self, deadline: float | None, watch: Watch | None = None) -> bool:
-        """Read the pipe and stderr until both close (or, output merged,
-        until the worker exited); False on timeout."""
+        """Read the pipe and stderr until both close or, for a watched or
+        merged worker (polled for its exit), until it exited; False on timeout."""
         buffers = {self.read_fd: self.result, self.output.fileno(): self.stderr}
         watched = self.started
+        polled = watch is not None or self.merge_output
+        poll = EXIT_POLL if watch is None else min(watch.every, EXIT_POLL)
         with selectors.DefaultSelector() as selector:
             for fd in buffers:
                 selector.register(fd, selectors.EVENT_READ)
@@ -154,8 +145,11 @@ class WorkerProcess:
                 if watch is not None and now >= watched + watch.every:
                     watched = now
                     watch.callback(bytes(self.result))
-                ready = selector.select(self._timeout(now, deadline, watch, watched))
-                if not ready and self.merge_output and self.process.poll() is not None:
+                timeout = None if deadline is None else deadline - now
+                if polled:
+                    timeout = poll if timeout is None else min(timeout, poll)
+                ready = selector.select(timeout)
+                if not ready and polled and self.process.poll() is not None:
                     return True  # everything it wrote was read; what it left running holds the output
                 for key, _ in ready:
                     self._read(key.fd, buffers, selector)

@@ -20,9 +20,10 @@ from perf.storage.files import dumps
 #: a batch worker: argv[1] is its mode; its spec is its last argument
 WORKER = """
     import json, os, sys, time
-    from perf.measure.protocol import ERROR, LISTED, PARENT, START, BatchSpec, EventPipe
+    from perf.measure.protocol import DONE, ERROR, LISTED, PARENT, START, BatchSpec, EventPipe
     from perf.model.benchmark import Benchmark
     from perf.model.run import Run
+    from perf.storage.files import dumps
 
     mode = sys.argv[1]
     spec = BatchSpec.load(sys.argv[-1].split("=", 1)[1])
@@ -51,7 +52,7 @@ WORKER = """
         if mode == "slow":
             time.sleep(0.6)
         metadata = {"name": test, "loops": spec.loops.get(test, 8)}
-        pipe.send_benchmark(test, Benchmark([Run((1.0, 2.0), metadata=metadata, collect_metadata=False)]))
+        pipe.send(DONE, test, dumps(Benchmark([Run((1.0, 2.0), metadata=metadata, collect_metadata=False)])))
 """
 
 
