@@ -9,6 +9,9 @@ dataclasses, enums), at module level or inside a function, calls no
 statistic on results (the model's ``mean()``, ``get_process_means()``...,
 or the standard library's), and reads no private field of the objects it
 is given: the command computes and decides, render lays out.
+
+perf.pytest_plugin starts no process (no subprocess, no os.fork...): its
+workers are perf.measure.parent's, and git is perf.collect.git's.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ ALLOWED = {
     "pytest_plugin": {"api", "measure", "collect", "storage", "analysis", "render", "model", "errors", "platform"},
     "measure": {"collect", "platform", "storage", "model", "errors", "analysis"},
     "system": {"platform", "errors"},
-    "collect": {"platform"},
+    "collect": {"platform", "errors"},
     "render": {"analysis", "model", "errors", "history"},
     "analysis": {"model", "errors"},
     "storage": {"model", "errors"},
@@ -376,3 +379,57 @@ def test_argparse_is_imported_in_measure_by_arguments_only():
         )
     ]
     assert found == ["measure.arguments"]
+
+
+#: modules that start processes, and the prefixes of os's functions that do
+PROCESS_MODULES = frozenset({"subprocess", "multiprocessing", "pty"})
+OS_PROCESS_FUNCTIONS = ("system", "popen", "fork", "posix_spawn", "spawn", "exec")
+
+
+def process_starts(tree: ast.Module) -> list[str]:
+    """What *tree* could start a process with, at module level or inside a
+    function: an import of subprocess (or multiprocessing, pty), or one of
+    os.system, os.popen, os.fork*, os.posix_spawn*, os.spawn*, os.exec*."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names if alias.name.split(".")[0] in PROCESS_MODULES]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in PROCESS_MODULES:
+            found.append(node.module)
+        elif isinstance(node, ast.ImportFrom) and node.module == "os":
+            found += [f"os.{alias.name}" for alias in node.names if alias.name.startswith(OS_PROCESS_FUNCTIONS)]
+        elif isinstance(node, ast.Attribute) and getattr(node.value, "id", None) == "os":
+            found += [f"os.{node.attr}"] if node.attr.startswith(OS_PROCESS_FUNCTIONS) else []
+    return found
+
+
+def pytest_plugin_modules():
+    return [(module, tree) for module, tree in modules() if module.split(".")[0] == "pytest_plugin"]
+
+
+@pytest.mark.parametrize(
+    ("module", "tree"), pytest_plugin_modules(), ids=lambda value: value if isinstance(value, str) else ""
+)
+def test_the_pytest_plugin_starts_no_process(module, tree):
+    """The plugin's workers are started, watched and stopped by
+    perf.measure.parent (batches.py), and git runs in perf.collect.git: the
+    plugin imports no subprocess."""
+    assert process_starts(tree) == [], f"perf.{module} starts processes itself"
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("import subprocess\n", ["subprocess"]),
+        ("from subprocess import run\n", ["subprocess"]),
+        ("def f():\n    import subprocess as sp\n", ["subprocess"]),
+        ("import multiprocessing.pool\n", ["multiprocessing.pool"]),
+        ("import os\nos.fork()\n", ["os.fork"]),
+        ("import os\nos.execvp('git', ['git'])\n", ["os.execvp"]),
+        ("from os import posix_spawn\n", ["os.posix_spawn"]),
+        ("import os\nos.getpid()\nos.pipe()\n", []),
+        ("from perf.measure.parent.batches import run_batches\n", []),
+    ],
+)
+def test_the_process_rule_sees_imports_and_os_calls(source, found):
+    assert process_starts(ast.parse(source)) == found

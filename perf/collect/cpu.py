@@ -22,14 +22,22 @@ from perf.platform.sysfs import SysFS
 _CPU_DIR = "/sys/devices/system/cpu"
 
 
+def cpuinfo_fields(sysfs: SysFS, keys: tuple[str, ...]) -> dict[str, str]:
+    """The first non-empty value of each of *keys* (``model name``,
+    ``vendor_id``, ``machine``...) in /proc/cpuinfo; a key it lacks is left out."""
+    fields: dict[str, str] = {}
+    for key, _, value in (line.partition(":") for line in sysfs.read_lines("/proc/cpuinfo")):
+        if key.strip() in keys and value.strip():
+            fields.setdefault(key.strip(), value.strip())
+    return fields
+
+
 def _collect_model(metadata: dict[str, Any], sysfs: SysFS) -> None:
-    for line in sysfs.read_lines("/proc/cpuinfo"):
-        for prefix, key in (("model name", "cpu_model_name"), ("machine", "cpu_machine")):
-            if line.startswith(prefix):
-                value = line.split(":", 1)[-1].strip()
-                if value:
-                    metadata[key] = value
-                return
+    fields = cpuinfo_fields(sysfs, ("model name", "machine"))
+    for key, name in (("model name", "cpu_model_name"), ("machine", "cpu_machine")):
+        if key in fields:
+            metadata[name] = fields[key]
+            return
 
 
 def _mhz(text: str) -> str | None:

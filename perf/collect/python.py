@@ -39,6 +39,12 @@ def _normalize(text: str) -> str:
     return re.sub(r"\s+", " ", str(text)).strip()
 
 
+def pointer_bits() -> int:
+    """The size of a pointer in bits: 64 or 32 (platform.architecture()
+    runs the ``file`` program to answer this: 13 ms per call, in every worker)."""
+    return struct.calcsize("P") * 8
+
+
 def python_version_text() -> str:
     """``'3.11.7 (64-bit) revision fa7a6f2303'``: version, PyPy release,
     pointer size and VCS revision, as pyperf writes it."""
@@ -48,9 +54,7 @@ def python_version_text() -> str:
     pypy = re.search(r"\[(PyPy [^ ]+)", sys.version)
     if pypy:
         version = f"{pypy.group(1)} (Python {version})"
-    # the pointer size (platform.architecture() runs the `file` program:
-    # 13 ms per call, in every worker)
-    version = f"{version} ({struct.calcsize('P') * 8}-bit)"
+    version = f"{version} ({pointer_bits()}-bit)"
     revision = re.search(r"^[^(]+\([^:]+:([a-f0-9]{6,}\+?),", sys.version) or re.search(
         r"^[^(]+\(([a-f0-9]{6,}\+?),", sys.version
     )

@@ -4,7 +4,7 @@ commits after the fact, and bisection.
 * :mod:`perf.history.store`: the store (result files as written, plus a
   SQLite index rebuilt from them);
 * :mod:`perf.history.git`: revisions, commit dates and subjects,
-  worktrees and builds;
+  worktrees and builds (git runs through :mod:`perf.collect.git`);
 * :mod:`perf.history.record`: ``history record``, a commit at a time;
 * :mod:`perf.history.bisect`: ``perf bisect``, interleaved measurements
   of a candidate against the references.

@@ -1,14 +1,14 @@
 """git for history recording and bisection: revisions, commits, worktrees, builds.
 
-:class:`Repository` runs ``git`` (a subprocess, output captured, with
-``LC_ALL=C``) in one repository: it resolves revisions to full commit ids
-(:exc:`~perf.errors.RevisionError`, a usage error, for one that names no
-commit), reads a commit's date (ISO 8601, ``%cI``) and subject, lists the
-commits between two revisions on the first-parent path, and checks out a
-commit in a temporary worktree (:meth:`Repository.worktree`: ``git
-worktree add --detach``, always removed, also on an error or Ctrl-C).
-:func:`build` runs a ``--build`` command in a worktree
-(:exc:`~perf.errors.BuildError` when it fails).
+:class:`Repository` runs ``git`` in one repository, through
+:mod:`perf.collect.git` (the one module that runs it): it resolves
+revisions to full commit ids (:exc:`~perf.errors.RevisionError`, a usage
+error, for one that names no commit), reads a commit's date (ISO 8601,
+``%cI``) and subject, lists the commits between two revisions on the
+first-parent path, and checks out a commit in a temporary worktree
+(:meth:`Repository.worktree`: ``git worktree add --detach``, always
+removed, also on an error or Ctrl-C).  :func:`build` runs a ``--build``
+command in a worktree (:exc:`~perf.errors.BuildError` when it fails).
 
 Must not: print, exit, or measure anything.
 """
@@ -19,7 +19,8 @@ import os
 import subprocess
 from typing import Sequence
 
-from perf.errors import BuildError, PerfError, RevisionError, UsageError
+from perf.collect.git import GitError, git, run_git
+from perf.errors import BuildError, RevisionError, UsageError
 
 #: lines of a failed build's output quoted in its error
 BUILD_TAIL_LINES = 10
@@ -32,18 +33,6 @@ def short(commit: str) -> str:
     return commit[:SHORT]
 
 
-def _git_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["LC_ALL"] = "C"
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
-    return env
-
-
-class GitError(PerfError):
-    """A git command failed unexpectedly (its message says which)."""
-
-
 class Repository:
     """A git repository on disk: *path* is its work tree (or any folder
     in it).  Raises UsageError ``not a git repository: PATH``."""
@@ -53,41 +42,17 @@ class Repository:
         if not os.path.isdir(self.path):
             raise UsageError(f"not a git repository: {path}")
         try:
-            top = self._git("rev-parse", "--show-toplevel").strip()
+            top = git(self.path, "rev-parse", "--show-toplevel").strip()
         except GitError:
             raise UsageError(f"not a git repository: {path}") from None
         self.root = top or self.path
-
-    def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        try:
-            return subprocess.run(
-                ["git", *args],
-                cwd=self.path,
-                env=_git_env(),
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                check=False,
-            )
-        except OSError as exc:
-            raise PerfError(f"cannot run git: {exc.strerror or exc}") from None
-
-    def _git(self, *args: str) -> str:
-        """The standard output of ``git ARGS``; GitError when it fails."""
-        completed = self._run(*args)
-        if completed.returncode != 0:
-            message = completed.stderr.strip().splitlines()
-            detail = message[-1] if message else f"exit status {completed.returncode}"
-            raise GitError(f"git {args[0]} failed: {detail}")
-        return completed.stdout
 
     def resolve(self, revision: str) -> str:
         """The full id of the commit *revision* names (a branch, a tag, a
         short id, ``HEAD~3``...); RevisionError when it names none."""
         if not revision or revision.startswith("-"):
             raise RevisionError(f"unknown revision: {revision}")
-        completed = self._run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}")
+        completed = run_git(self.path, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}")
         commit = completed.stdout.strip()
         if completed.returncode != 0 or not commit:
             raise RevisionError(f"unknown revision: {revision}")
@@ -98,7 +63,7 @@ class Repository:
         return [self.resolve(revision) for revision in revisions]
 
     def _show(self, commit: str, placeholder: str) -> str:
-        return self._git("show", "-s", f"--format={placeholder}", commit, "--").rstrip("\n")
+        return git(self.path, "show", "-s", f"--format={placeholder}", commit, "--").rstrip("\n")
 
     def date(self, commit: str) -> str:
         """The commit date of *commit*, ISO 8601 with its offset (``%cI``)."""
@@ -109,9 +74,9 @@ class Repository:
         return self._show(commit, "%s")
 
     def is_ancestor(self, ancestor: str, commit: str) -> bool:
-        completed = self._run("merge-base", "--is-ancestor", ancestor, commit)
+        completed = run_git(self.path, "merge-base", "--is-ancestor", ancestor, commit)
         if completed.returncode not in (0, 1):
-            raise GitError(f"git merge-base failed: {completed.stderr.strip()}")
+            raise GitError(f"git merge-base failed: {completed.stderr.strip()}", completed.returncode)
         return completed.returncode == 0
 
     def commits_between(self, good: str, bad: str) -> list[str]:
@@ -123,14 +88,14 @@ class Repository:
             raise UsageError(f"GOOD and BAD are the same commit ({short(good)})")
         if not self.is_ancestor(good, bad):
             raise UsageError(f"{short(good)} (GOOD) is not an ancestor of {short(bad)} (BAD)")
-        listed = self._git("rev-list", "--first-parent", "--ancestry-path", "--reverse", f"{good}..{bad}").split()
+        listed = git(self.path, "rev-list", "--first-parent", "--ancestry-path", "--reverse", f"{good}..{bad}").split()
         if not listed or listed[-1] != bad:
             raise UsageError(f"no first-parent path from {short(good)} (GOOD) to {short(bad)} (BAD)")
         # with --first-parent, --ancestry-path keeps the commits that descend
         # from GOOD; one reached only through a merge's second parent is cut
         parents = dict(zip(listed, [good, *listed[:-1]]))
         for commit in listed:
-            first_parent = self._git("rev-parse", f"{commit}^1").strip()
+            first_parent = git(self.path, "rev-parse", f"{commit}^1").strip()
             if first_parent != parents[commit]:
                 raise UsageError(
                     f"{short(good)} (GOOD) is not on the first-parent path of {short(bad)} (BAD): "
@@ -160,7 +125,7 @@ class Worktree:
         self._parent = tempfile.mkdtemp(prefix=f"perf-{short(self.commit)}-")
         path = os.path.join(self._parent, "worktree")
         try:
-            self.repository._git("worktree", "add", "--detach", path, self.commit)
+            git(self.repository.path, "worktree", "add", "--detach", path, self.commit)
         except BaseException:
             self._remove(path)
             raise
@@ -175,8 +140,8 @@ class Worktree:
 
         repository = self.repository
         if os.path.exists(path):
-            repository._run("worktree", "remove", "--force", path)
-        repository._run("worktree", "prune")
+            run_git(repository.path, "worktree", "remove", "--force", path)
+        run_git(repository.path, "worktree", "prune")
         if self._parent is not None:
             shutil.rmtree(self._parent, ignore_errors=True)
             self._parent = None

@@ -15,19 +15,21 @@ Must not: spawn processes, print, or exit.
 from __future__ import annotations
 
 import argparse
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from perf.errors import UsageError
 from perf.measure import values as _values
 from perf.measure.options import MAX_PROCESSES, MIN_PROCESSES, RUNNER_OPTIONS, Budget
 from perf.measure.values import Option
 
+T = TypeVar("T")
 
-def argument_type(convert: Callable[[str], Any]) -> Callable[[str], Any]:
+
+def argument_type(convert: Callable[[str], T]) -> Callable[[str], T]:
     """*convert* as argparse's ``type``: its ValueError becomes a usage
     error with the same message."""
 
-    def parse(value: str) -> Any:
+    def parse(value: str) -> T:
         try:
             return convert(value)
         except ValueError as exc:

@@ -21,13 +21,20 @@ it is done:
   status and explains why on its standard error, whose end the parent
   quotes (:func:`with_stderr`: its last traceback, or its last lines).
 
+A batch worker (the pytest plugin's ``python -m pytest ...``) measures
+several tests in one process: its command line ends with
+``--perf-worker=PATH`` (:func:`spec_argument`), the file of its
+:class:`BatchSpec`, and it writes one :class:`Event` per line on the pipe
+the spec names, as it goes (:class:`EventPipe`, :func:`decode_events`).
+
 Workers import this module: it imports the table and the file format only
 when a function needs them.  Must not: spawn processes, print, or exit.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+import json
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, Sequence
 
 from perf.errors import PerfError, WorkerError
 
@@ -119,8 +126,6 @@ def send_benchmark(benchmark: Benchmark, fd: int) -> None:
 
 def name_line(name: str) -> bytes:
     """A listing worker: the line of the benchmark *name* (``--worker-list``)."""
-    import json
-
     return (json.dumps(name) + "\n").encode("utf-8")
 
 
@@ -141,8 +146,6 @@ def decode_benchmark(data: bytes, what: str, stderr: bytes) -> Benchmark:
 def decode_names(data: bytes, what: str, stderr: bytes) -> list[str]:
     """What a listing worker sent: the names of the script's benchmarks,
     in order, or WorkerError."""
-    import json
-
     try:
         names = [json.loads(line) for line in data.decode("utf-8").splitlines()]
     except ValueError as exc:
@@ -166,3 +169,75 @@ def with_stderr(message: str, stderr: bytes) -> str:
     """*message*, followed by the end of the worker's stderr if any."""
     tail = stderr_tail(stderr)
     return f"{message}; last lines of its stderr:\n{tail}" if tail else message
+
+
+# -- batch workers: several tests in one process (the pytest plugin's) -----------------
+
+#: the argument that makes a process a batch worker: ``--perf-worker=PATH``
+SPEC_OPTION = "--perf-worker"
+
+#: the kinds of events
+START, DONE, ERROR, PARENT, LISTED = "start", "done", "error", "parent", "listed"
+
+
+def spec_argument(path: str) -> str:
+    """The last argument of a batch worker: its spec file (one token)."""
+    return f"{SPEC_OPTION}={path}"
+
+
+class BatchSpec(NamedTuple):
+    """What one batch worker does (the file ``--perf-worker`` names): the
+    *tests* to measure, in order, their *loops* (absent: calibrate them),
+    the *files* of those tests (it collects nothing else), its end of the
+    *pipe*; *list_only*: only list the tests (LISTED events)."""
+
+    tests: Sequence[str]
+    loops: dict[str, int]
+    files: Sequence[str]
+    pipe: int
+    list_only: bool = False
+
+    def save(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8") as file:
+            json.dump(self._asdict(), file)
+
+    @classmethod
+    def load(cls, path: str) -> BatchSpec:
+        with open(path, encoding="utf-8") as file:
+            return cls(**json.load(file))
+
+
+class Event(NamedTuple):
+    """One line of a batch worker's pipe: its *kind* (PARENT: measure the
+    test in the parent process), the *test*, and the *detail*: DONE's
+    benchmark as JSON, ERROR's message, or LISTED's file."""
+
+    kind: str
+    test: str
+    detail: str = ""
+
+    def line(self) -> bytes:
+        return (json.dumps(self) + "\n").encode("utf-8")
+
+
+class EventPipe:
+    """A batch worker's end of its pipe: each event is sent at once."""
+
+    def __init__(self, fd: int) -> None:
+        self.file: BinaryIO = open(fd, "wb")  # noqa: SIM115 (open while the worker runs)
+
+    def send(self, kind: str, test: str, detail: str = "") -> None:
+        self.file.write(Event(kind, test, detail).line())
+        self.file.flush()
+
+
+def decode_events(data: bytes) -> list[Event]:
+    """The events of a batch worker's pipe (or of a file of
+    :meth:`Event.line`), up to a line cut by a crash."""
+    events = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        try:
+            events.append(Event(*json.loads(line)))
+        except (ValueError, TypeError):
+            break
+    return events

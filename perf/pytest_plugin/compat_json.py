@@ -1,17 +1,16 @@
-"""pytest-benchmark's JSON document, its storage folder and its compare-fail checks.
+"""pytest-benchmark's JSON document and its storage folder.
 
 perf's pytest plugin writes the files pytest-benchmark (5.2) writes, so a
 project keeps its ``.benchmarks`` folder, its ``--benchmark-compare`` runs
 and its CI scripts that read ``--benchmark-json`` output:
 
-* the document: :func:`machine_info`, :func:`commit_info` (git only; a
-  Mercurial checkout is "unversioned"), :func:`document` and :func:`dumps`;
+* the document: :func:`machine_info`, :func:`commit_info` (git only,
+  run by :mod:`perf.collect.git`; a Mercurial checkout is "unversioned"),
+  :func:`document` and :func:`dumps`;
 * the storage folder (``file://`` only): :func:`parse_storage`,
   :func:`machine_id`, :func:`check_save_name`, :func:`autosave_name`,
   :func:`next_save_path`, :func:`save`, :func:`find_compare_files`,
-  :func:`load_saved` and :func:`measured_by_perf`;
-* ``--benchmark-compare-fail``: :func:`parse_fail_expression` and
-  :class:`FailCheck`.
+  :func:`load_saved` and :func:`measured_by_perf`.
 
 Bad user input raises :class:`~perf.errors.UsageError` with the meaning of
 pytest-benchmark's message (its exact words where compatible tests match
@@ -22,19 +21,16 @@ are :mod:`perf.analysis.round_stats`).
 from __future__ import annotations
 
 import json
-import math
 import os
 import platform
 import re
-import struct
-import subprocess
 import sys
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from perf.errors import ResultFileError, UsageError
+from perf.collect.git import GitError, git
+from perf.errors import PerfError, ResultFileError, UsageError
 from perf.platform.sysfs import SysFS
 from perf.storage.files import write_atomic
 
@@ -53,32 +49,17 @@ _SAVED_GLOB = "[0-9][0-9][0-9][0-9]_*.json"
 
 #: platform.machine() -> (py-cpuinfo's "arch", its "bits"), for the usual machines.
 _ARCHES = {
-    "x86_64": ("X86_64", 64),
-    "amd64": ("X86_64", 64),
-    "x64": ("X86_64", 64),
-    "i386": ("X86_32", 32),
-    "i486": ("X86_32", 32),
-    "i586": ("X86_32", 32),
-    "i686": ("X86_32", 32),
-    "x86": ("X86_32", 32),
-    "aarch64": ("ARM_8", 64),
-    "arm64": ("ARM_8", 64),
-    "armv7l": ("ARM_7", 32),
-    "armv7": ("ARM_7", 32),
-    "ppc64": ("PPC_64", 64),
-    "ppc64le": ("PPC_64", 64),
+    **dict.fromkeys(("x86_64", "amd64", "x64"), ("X86_64", 64)),
+    **dict.fromkeys(("i386", "i486", "i586", "i686", "x86"), ("X86_32", 32)),
+    **dict.fromkeys(("aarch64", "arm64"), ("ARM_8", 64)),
+    **dict.fromkeys(("armv7l", "armv7"), ("ARM_7", 32)),
+    **dict.fromkeys(("ppc64", "ppc64le"), ("PPC_64", 64)),
     "s390x": ("S390X", 64),
     "riscv64": ("RISCV_64", 64),
 }
 
 
 # --- the document --------------------------------------------------------------
-
-
-def _bits() -> str:
-    # platform.architecture() would run the "file" command on the
-    # interpreter to answer this; the size of a pointer is its answer too
-    return f"{struct.calcsize('P') * 8}bit"
 
 
 def _implementation_version() -> str:
@@ -93,21 +74,6 @@ def _implementation_version() -> str:
     return version
 
 
-def _cpuinfo_fields(sysfs: SysFS) -> dict[str, str]:
-    """The first CPU's ``vendor_id`` and ``model name`` from /proc/cpuinfo."""
-    fields: dict[str, str] = {}
-    for line in sysfs.read_lines("/proc/cpuinfo"):
-        if not line.strip():
-            if fields:
-                break  # the end of the first CPU's block
-            continue
-        key, _, value = line.partition(":")
-        key, value = key.strip(), value.strip()
-        if key in ("vendor_id", "model name") and value and key not in fields:
-            fields[key] = value
-    return fields
-
-
 def _cpu(sysfs: SysFS) -> dict[str, Any]:
     """The ``cpu`` object: py-cpuinfo's keys that perf knows without it."""
     cpu: dict[str, Any] = {}
@@ -118,7 +84,9 @@ def _cpu(sysfs: SysFS) -> dict[str, Any]:
     cpu["count"] = os.cpu_count()
     if machine:
         cpu["arch_string_raw"] = machine
-    fields = _cpuinfo_fields(sysfs)
+    from perf.collect.cpu import cpuinfo_fields
+
+    fields = cpuinfo_fields(sysfs, ("vendor_id", "model name"))
     if "vendor_id" in fields:
         cpu["vendor_id_raw"] = fields["vendor_id"]
     brand = fields.get("model name") or (platform.processor() if not fields else "")
@@ -147,19 +115,7 @@ def machine_info(sysfs: SysFS | None = None) -> dict[str, Any]:
 
 
 def _git(cwd: str, *arguments: str) -> str:
-    """The stripped output of one git command run in *cwd*; raises
-    CalledProcessError, TimeoutExpired or OSError."""
-    completed = subprocess.run(
-        ["git", *arguments],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=GIT_TIMEOUT,
-        check=True,
-    )
-    return completed.stdout.strip()
+    return git(cwd, *arguments, timeout=GIT_TIMEOUT).strip()
 
 
 def _in_git_checkout(cwd: str) -> bool:
@@ -176,23 +132,19 @@ def _in_git_checkout(cwd: str) -> bool:
 def _project_name(cwd: str, in_git: bool) -> str:
     """The last part of the origin remote's URL without ``.git``, else the
     name of *cwd*."""
-    if in_git:
-        try:
-            url = _git(cwd, "config", "--local", "remote.origin.url")
-        except (subprocess.SubprocessError, OSError):
-            url = ""
-        parts = [part for part in re.split(r"[/:\\\s]+", url) if part]
-        if parts:
-            name = parts[-1][: -len(".git")] if parts[-1].endswith(".git") else parts[-1]
-            if name:
-                return name
-    return Path(cwd).resolve().name
+    try:
+        url = _git(cwd, "config", "--local", "remote.origin.url") if in_git else ""
+    except PerfError:
+        url = ""
+    parts = [part for part in re.split(r"[/:\\\s]+", url) if part]
+    return (parts[-1].removesuffix(".git") if parts else "") or Path(cwd).resolve().name
 
 
-def _error_text(error: Exception) -> str:
-    if isinstance(error, subprocess.CalledProcessError):
+def _error_text(error: PerfError) -> str:
+    """What pytest-benchmark writes of a failed git: the exception of :mod:`subprocess`."""
+    if isinstance(error, GitError):
         return f"CalledProcessError({error.returncode}, {error.output!r})"
-    return repr(error)
+    return repr(error.__cause__)
 
 
 def commit_info(cwd: str) -> dict[str, Any]:
@@ -206,48 +158,22 @@ def commit_info(cwd: str) -> dict[str, Any]:
     or ``"(unknown)"`` when there is none.  Never raises.
     """
     in_git = _in_git_checkout(cwd)
-    project = _project_name(cwd, in_git)
-    dirty = False
+    info: dict[str, Any] = {"id": "unversioned", "time": None, "author_time": None, "dirty": False}
     branch = "(unknown)"
-    if not in_git:
-        return {
-            "id": "unversioned",
-            "time": None,
-            "author_time": None,
-            "dirty": dirty,
-            "project": project,
-            "branch": branch,
-        }
     try:
-        parts = _git(cwd, "describe", "--dirty", "--always", "--long", "--abbrev=40").split("-")
-        if parts[-1] == "dirty":
-            dirty = True
-            parts.pop()
-        # "<tag>-<count>-g<hash>" after a tag, the bare hash otherwise
-        commit = parts[-1].removeprefix("g")
-        commit_time = _git(cwd, "show", "-s", "--pretty=format:%cI")
-        author_time = _git(cwd, "show", "-s", "--pretty=format:%aI")
-        branch = _git(cwd, "rev-parse", "--abbrev-ref", "HEAD")
-        if branch == "HEAD":
-            branch = "(detached head)"
-    except (subprocess.SubprocessError, OSError) as error:
-        return {
-            "id": "unknown",
-            "time": None,
-            "author_time": None,
-            "dirty": dirty,
-            "error": _error_text(error),
-            "project": project,
-            "branch": branch,
-        }
-    return {
-        "id": commit,
-        "time": commit_time,
-        "author_time": author_time,
-        "dirty": dirty,
-        "project": project,
-        "branch": branch,
-    }
+        if in_git:
+            parts = _git(cwd, "describe", "--dirty", "--always", "--long", "--abbrev=40").split("-")
+            info["dirty"] = parts[-1] == "dirty"
+            # "<tag>-<count>-g<hash>" after a tag, the bare hash otherwise
+            info["id"] = parts[-2 if info["dirty"] else -1].removeprefix("g")
+            info["time"] = _git(cwd, "show", "-s", "--pretty=format:%cI")
+            info["author_time"] = _git(cwd, "show", "-s", "--pretty=format:%aI")
+            branch = _git(cwd, "rev-parse", "--abbrev-ref", "HEAD")
+            branch = "(detached head)" if branch == "HEAD" else branch
+    except PerfError as error:
+        info.update(id="unknown", time=None, author_time=None, error=_error_text(error))
+    info.update(project=_project_name(cwd, in_git), branch=branch)
+    return info
 
 
 def _utc(moment: datetime | None) -> datetime:
@@ -310,8 +236,10 @@ def parse_storage(value: str, cwd: str | None = None) -> Path:
 def machine_id() -> str:
     """The folder of this interpreter's saved runs: system, implementation,
     major.minor version and pointer size (``Linux-CPython-3.11-64bit``)."""
+    from perf.collect.python import pointer_bits
+
     version = ".".join(platform.python_version_tuple()[:2])
-    return f"{platform.system()}-{platform.python_implementation()}-{version}-{_bits()}"
+    return f"{platform.system()}-{platform.python_implementation()}-{version}-{pointer_bits()}bit"
 
 
 def check_save_name(name: str) -> str:
@@ -463,56 +391,3 @@ def measured_by_perf(document: dict[str, Any]) -> bool:
         isinstance(entry.get("perf"), dict) and "measured_in" in entry["perf"]
         for entry in document.get("benchmarks", ())
     )
-
-
-# --- --benchmark-compare-fail ------------------------------------------------------
-
-_FAIL_EXPRESSION = re.compile(
-    r"(?P<field>min|max|mean|median|stddev|iqr):"
-    r"(?:(?P<percentage>[0-9]+)%|(?P<seconds>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))"
-)
-
-
-@dataclass(frozen=True)
-class FailCheck:
-    """One ``--benchmark-compare-fail`` expression: *field* may not grow
-    by more than *threshold*, a whole percentage of the previous value
-    (*percentage*) or a number of seconds."""
-
-    field: str
-    threshold: float
-    percentage: bool
-
-    @property
-    def kind(self) -> str:
-        """pytest-benchmark's name of the check, which its message shows."""
-        return "PercentageRegressionCheck" if self.percentage else "DifferenceRegressionCheck"
-
-    def growth(self, current: float, previous: float) -> float:
-        """How much *current* exceeds *previous*: in percent (infinite over
-        a previous value of 0), or in seconds."""
-        if not self.percentage:
-            return current - previous
-        if not previous:
-            return math.inf
-        return current / previous * 100 - 100
-
-    def failure(self, current: float, previous: float) -> str | None:
-        """The failure message when the growth is strictly above the
-        threshold, else None."""
-        growth = self.growth(current, previous)
-        if growth > self.threshold:
-            return f"Field {self.field!r} has failed {self.kind}: {growth:.9f} > {self.threshold:.9f}"
-        return None
-
-
-def parse_fail_expression(text: str) -> FailCheck:
-    """A ``--benchmark-compare-fail`` expression: ``FIELD:N%`` (a whole
-    percentage) or ``FIELD:SECONDS`` (``0.001``, ``1e-6``), FIELD one of
-    min, max, mean, median, stddev, iqr."""
-    match = _FAIL_EXPRESSION.fullmatch(text)
-    if not match:
-        raise UsageError(f"Could not parse value: {text!r}.")
-    if match["percentage"] is not None:
-        return FailCheck(match["field"], int(match["percentage"]), percentage=True)
-    return FailCheck(match["field"], float(match["seconds"]), percentage=False)

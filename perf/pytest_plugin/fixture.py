@@ -20,6 +20,7 @@ import json
 import types
 from typing import Any, Callable, NamedTuple, Protocol, Sequence
 
+from perf.analysis.intervals import Interval, benchmark_mean_interval
 from perf.analysis.round_stats import FIELDS, round_stats
 from perf.model.benchmark import Benchmark
 from perf.pytest_plugin.measure import IN_WORKERS, MEASURED_IN, call_once, is_async, pedantic_benchmark, timing
@@ -74,6 +75,9 @@ class BenchmarkStats:
         self.measured_in: str = benchmark.get_runs()[-1].get_metadata().get(MEASURED_IN, IN_WORKERS)
         self.stats = Stats(benchmark.get_values())
         self.cprofile_stats = None
+        #: the 95 % t interval of the mean of the process means (None
+        #: below 2 processes): the table's and the files'
+        self.interval: Interval | None = benchmark_mean_interval(benchmark)
 
     @property
     def has_error(self) -> bool:
@@ -124,11 +128,8 @@ class BenchmarkStats:
 
     def perf_fields(self) -> dict[str, Any]:
         """What perf adds to pytest-benchmark's entry: where the values were
-        measured, by how many processes, and the 95 % interval of the mean
-        of the process means (None for fewer than 2 processes)."""
-        from perf.analysis.intervals import benchmark_mean_interval
-
-        interval = benchmark_mean_interval(self.perf)
+        measured, by how many processes, and :attr:`interval`."""
+        interval = self.interval
         return {
             "measured_in": self.measured_in,
             "processes": self.processes,

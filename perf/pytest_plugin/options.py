@@ -9,13 +9,20 @@ are accepted and listed as ignored in the report header.
 The budgets (``--perf-budget``) are perf's model for a pytest session:
 worker processes, values per process and the shortest value.
 
+The converters raise :class:`argparse.ArgumentTypeError`, as the
+runner's (:mod:`perf.measure.arguments`) do, whose seconds and counts they
+use; ``--benchmark-compare-fail``'s expressions become :class:`FailCheck`.
+
 Must not: print, exit, run anything.
 """
 
 from __future__ import annotations
 
-import decimal
+import argparse
 import importlib
+import math
+import re
+from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 from perf.errors import UsageError
@@ -73,42 +80,57 @@ IGNORED_OPTIONS = (
 )
 
 
-def parse_seconds(text: str) -> float:
-    """``--benchmark-min-time`` and ``--benchmark-max-time``: a decimal
-    number of seconds, >= 0."""
+def _parses(kind: Callable[[str], object], text: str) -> bool:
     try:
-        value = decimal.Decimal(str(text))
-    except decimal.InvalidOperation:
-        raise ValueError(f"Invalid decimal value {text!r}") from None
-    if not value.is_finite() or value < 0:
-        raise ValueError(f"Invalid decimal value {text!r}: must be a number of seconds >= 0")
-    return float(value)
+        kind(text)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_seconds(text: str) -> float:
+    """``--benchmark-min-time`` and ``--benchmark-max-time``: the runner's
+    :func:`~perf.measure.arguments.seconds`, or 0 (no minimum), with
+    pytest-benchmark's messages."""
+    from perf.measure.arguments import seconds
+
+    try:
+        return seconds(text)
+    except argparse.ArgumentTypeError:
+        if not _parses(float, text):
+            raise argparse.ArgumentTypeError(f"Invalid decimal value {text!r}") from None
+    if float(text) == 0:
+        return 0.0
+    raise argparse.ArgumentTypeError(f"Invalid decimal value {text!r}: must be a number of seconds >= 0")
 
 
 def parse_positive_int(text: str) -> int:
-    """A whole number >= 1."""
+    """``--benchmark-min-rounds``: the runner's
+    :func:`~perf.measure.arguments.strictly_positive`, with the plugin's messages."""
+    from perf.measure.arguments import strictly_positive
+
     try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"Invalid integer {text!r}") from None
-    if value < 1:
-        raise ValueError(f"{text!r} must be at least 1")
-    return value
+        return strictly_positive(text)
+    except argparse.ArgumentTypeError:
+        message = f"{text!r} must be at least 1" if _parses(int, text) else f"Invalid integer {text!r}"
+        raise argparse.ArgumentTypeError(message) from None
 
 
 def parse_timer(text: str) -> Callable[[], float]:
     """``--benchmark-timer``: a dotted ``module.function`` name, imported."""
     if "." not in text:
-        raise ValueError(f"Value for --benchmark-timer must be in dotted form, e.g. 'module.attr', got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"Value for --benchmark-timer must be in dotted form, e.g. 'module.attr', got {text!r}"
+        )
     module_name, _, attribute = text.rpartition(".")
     if module_name == "pep418":  # pytest-benchmark's old alias of time
         module_name = "time"
     try:
         timer = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as exc:
-        raise ValueError(f"cannot import {text!r}: {exc}") from None
+        raise argparse.ArgumentTypeError(f"cannot import {text!r}: {exc}") from None
     if not callable(timer):
-        raise ValueError(f"{text!r} is not callable")
+        raise argparse.ArgumentTypeError(f"{text!r} is not callable")
     return timer  # type: ignore[no-any-return]
 
 
@@ -121,27 +143,71 @@ def parse_warmup(text: str) -> bool | None:
         return True
     if value in ("off", "false", "no", "0"):
         return False
-    raise ValueError(f"Invalid warmup value {text!r}: auto, on or off")
-
-
-def parse_budget(text: str) -> PytestBudget:
-    """``--perf-budget``: fast, default or rigorous."""
-    try:
-        return BUDGETS[text]
-    except KeyError:
-        raise ValueError(f"{text!r}: the budget is fast, default or rigorous") from None
+    raise argparse.ArgumentTypeError(f"Invalid warmup value {text!r}: auto, on or off")
 
 
 def parse_percent(text: str) -> float:
-    """``--perf-fail-on-slowdown``: a percentage (``5`` or ``5%``) >= 0."""
+    """``--perf-fail-on-slowdown``: a percentage (``5`` or ``5%``) >= 0 and
+    below 1000, in percent (the runner's
+    :func:`~perf.measure.arguments.percentage` is a precision: a fraction,
+    between 0 and 100 exclusive)."""
     stripped = text[:-1] if text.endswith("%") else text
-    try:
-        value = float(stripped)
-    except ValueError:
-        raise ValueError(f"{text!r} is not a percentage") from None
-    if not 0 <= value < 1000:
-        raise ValueError(f"{text!r}: the percentage must be between 0 and 1000")
-    return value
+    if not _parses(float, stripped):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage")
+    if not 0 <= float(stripped) < 1000:
+        raise argparse.ArgumentTypeError(f"{text!r}: the percentage must be between 0 and 1000")
+    return float(stripped)
+
+
+_FAIL_EXPRESSION = re.compile(
+    r"(?P<field>min|max|mean|median|stddev|iqr):"
+    r"(?:(?P<percentage>[0-9]+)%|(?P<seconds>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))"
+)
+
+
+@dataclass(frozen=True)
+class FailCheck:
+    """One ``--benchmark-compare-fail`` expression: *field* may not grow
+    by more than *threshold*, a whole percentage of the previous value
+    (*percentage*) or a number of seconds."""
+
+    field: str
+    threshold: float
+    percentage: bool
+
+    @property
+    def kind(self) -> str:
+        """pytest-benchmark's name of the check, which its message shows."""
+        return "PercentageRegressionCheck" if self.percentage else "DifferenceRegressionCheck"
+
+    def growth(self, current: float, previous: float) -> float:
+        """How much *current* exceeds *previous*: in percent (infinite over
+        a previous value of 0), or in seconds."""
+        if not self.percentage:
+            return current - previous
+        if not previous:
+            return math.inf
+        return current / previous * 100 - 100
+
+    def failure(self, current: float, previous: float) -> str | None:
+        """The failure message when the growth is strictly above the
+        threshold, else None."""
+        growth = self.growth(current, previous)
+        if growth > self.threshold:
+            return f"Field {self.field!r} has failed {self.kind}: {growth:.9f} > {self.threshold:.9f}"
+        return None
+
+
+def parse_fail_expression(text: str) -> FailCheck:
+    """A ``--benchmark-compare-fail`` expression: ``FIELD:N%`` (a whole
+    percentage) or ``FIELD:SECONDS`` (``0.001``, ``1e-6``), FIELD one of
+    min, max, mean, median, stddev, iqr."""
+    match = _FAIL_EXPRESSION.fullmatch(text)
+    if not match:
+        raise UsageError(f"Could not parse value: {text!r}.")
+    if match["percentage"] is not None:
+        return FailCheck(match["field"], int(match["percentage"]), percentage=True)
+    return FailCheck(match["field"], float(match["seconds"]), percentage=False)
 
 
 class Settings(NamedTuple):
@@ -189,11 +255,6 @@ def check_mark(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     for name in kwargs:
         if name not in MARK_KEYWORDS:
             raise ValueError(f"benchmark mark can't have {name!r} keyword argument.")
-
-
-def usage_error(option: str, error: ValueError) -> UsageError:
-    """One line naming the option."""
-    return UsageError(f"{option}: {error}")
 
 
 def _default_timer() -> Callable[[], float]:

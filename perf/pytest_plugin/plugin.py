@@ -21,11 +21,12 @@ from typing import Any, Callable, Generator
 import pytest
 
 from perf.errors import PerfError
+from perf.measure.protocol import LISTED, SPEC_OPTION
 from perf.pytest_plugin import options as opts
 from perf.pytest_plugin.fixture import BenchmarkFixture, BenchmarkStats
-from perf.pytest_plugin.measure import call_once, measure_function
 from perf.pytest_plugin.report import outcome_lines, progress_line, results_table
 from perf.pytest_plugin.session import PerfSession
+from perf.pytest_plugin.workers import WorkerFixture
 
 SESSION = pytest.StashKey[PerfSession]()
 #: the name of a report's user property that carries a benchmark
@@ -37,46 +38,33 @@ class PerfBenchmarkWarning(pytest.PytestWarning):
     """A warning of perf's benchmark fixture."""
 
 
-def _parsed(parse: Callable[[str], Any]) -> Callable[[str], Any]:
-    """An argparse type: the parser's ValueError becomes argparse's error."""
-
-    def convert(text: str) -> Any:
-        try:
-            return parse(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    convert.__name__ = parse.__name__
-    return convert
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("benchmark", "benchmark (perf: pytest-benchmark's options)")
     add = group.addoption
     add(
         "--benchmark-min-time",
-        type=_parsed(opts.parse_seconds),
+        type=opts.parse_seconds,
         default=0.000005,
         metavar="SECONDS",
         help="shortest value (seconds); perf's budget usually asks for more. Default: 0.000005",
     )
     add(
         "--benchmark-max-time",
-        type=_parsed(opts.parse_seconds),
+        type=opts.parse_seconds,
         default=1.0,
         metavar="SECONDS",
         help="most seconds of values per test, over all its worker processes. Default: 1.0",
     )
     add(
         "--benchmark-min-rounds",
-        type=_parsed(opts.parse_positive_int),
+        type=opts.parse_positive_int,
         default=5,
         metavar="NUM",
         help="fewest values per test, over all its worker processes. Default: 5",
     )
     add(
         "--benchmark-timer",
-        type=_parsed(opts.parse_timer),
+        type=opts.parse_timer,
         default=opts.DEFAULT_TIMER,
         metavar="FUNC",
         help="timer as module.function. Default: time.perf_counter",
@@ -84,7 +72,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add("--benchmark-calibration-precision", type=int, default=None, metavar="NUM", help="accepted, ignored")
     add(
         "--benchmark-warmup",
-        type=_parsed(opts.parse_warmup),
+        type=opts.parse_warmup,
         default=None,
         nargs="?",
         const=True,
@@ -172,11 +160,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--perf-fail-on-slowdown",
         metavar="PCT",
-        type=_parsed(opts.parse_percent),
+        type=opts.parse_percent,
         default=None,
         help="with --perf-compare: fail when a benchmark is slower than PCT %% with its whole interval",
     )
-    group.addoption("--perf-worker", metavar="SPEC", default=None, help=argparse.SUPPRESS)
+    group.addoption(SPEC_OPTION, metavar="SPEC", default=None, help=argparse.SUPPRESS)
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -218,7 +206,7 @@ def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool |
         return None
     if collection_path.name in ("conftest.py", "__init__.py"):
         return None
-    return True if str(collection_path) not in session.worker.spec.paths else None
+    return True if str(collection_path) not in session.worker.spec.files else None
 
 
 @pytest.hookimpl(trylast=True)
@@ -228,7 +216,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # the benchmark tests, for xdist's controller, which collects nothing
         # a worker adds no --benchmark-skip marks (below): that option is read here
         for item in [] if config.option.benchmark_skip else session.benchmark_items(items):
-            session.worker.listed(item.nodeid, str(item.path))
+            session.worker.pipe.send(LISTED, item.nodeid, str(item.path))
         config.hook.pytest_deselected(items=list(items))
         items[:] = []
         return
@@ -266,17 +254,17 @@ def _tests_run(config: pytest.Config) -> bool:
 
 
 def _measure(config: pytest.Config, perf_session: PerfSession, nodeids: list[str], paths: list[str]) -> None:
-    """Run the worker processes on *nodeids*, with the CPU lock and lines
-    saying how far they are."""
+    """Run the worker processes on *nodeids*, with lines saying how far
+    they are (and when they wait for the CPU lock)."""
     write = _writer(config)
     count = len(nodeids)
     write(f"perf: measuring {count} benchmark tests in {perf_session.budget.processes} worker processes ...")
+
+    def waiting(holders: Any) -> None:
+        write(f"perf: waiting for another benchmark to finish ({holders[0].describe()})")
+
     cache = config.pluginmanager.get_plugin("cacheprovider") is not None
-    lock = _lock(write)
-    try:
-        perf_session.measure(nodeids, paths, lambda progress: write(progress_line(progress, count)), cache)
-    finally:
-        lock.release()
+    perf_session.measure(nodeids, paths, lambda progress: write(progress_line(progress, count)), waiting, cache)
     assert perf_session.outcomes is not None
     for line in outcome_lines(perf_session.outcomes, count, xdist=perf_session.xdist):
         write(line)
@@ -313,22 +301,6 @@ def pytest_xdist_setupnodes(config: pytest.Config, specs: Any) -> None:
         _measure(config, perf_session, nodeids, paths)
 
 
-def _lock(write: Callable[[str], None]) -> Any:
-    """Hold the CPU lock of perf runs while the workers measure (two
-    benchmark sessions at once would slow each other down)."""
-    from perf.platform.cpus import get_cpu_affinity
-    from perf.platform.lock import CpuLock
-
-    cpus = sorted(get_cpu_affinity() or range(os.cpu_count() or 1))
-    lock = CpuLock(cpus, command=("pytest",))
-
-    def waiting(holders: Any) -> None:
-        write(f"perf: waiting for another benchmark to finish ({holders[0].describe()})")
-
-    lock.acquire(wait=True, on_wait=waiting)
-    return lock
-
-
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """pytest-benchmark's checks of the mark, on every test that has it."""
     marker = item.get_closest_marker("benchmark")
@@ -361,40 +333,6 @@ class _XdistReports:
         for name, value in report.user_properties:
             if name == PAYLOAD:
                 self.perf_session.add(BenchmarkStats.from_payload(str(value)))
-
-
-class WorkerFixture(BenchmarkFixture):
-    """The fixture in a worker process: it measures, then ends the test."""
-
-    recorder: Any
-    budget: opts.PytestBudget
-
-    def __call__(self, function_to_benchmark: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        self._use("benchmark(...)")
-        nodeid = self.fullname
-        if nodeid not in self.recorder.wanted:
-            return call_once(function_to_benchmark, args, kwargs)
-        self.recorder.start(nodeid)
-        try:
-            measured = measure_function(
-                nodeid,
-                function_to_benchmark,
-                args,
-                kwargs,
-                settings=self.settings,
-                budget=self.budget,
-                loops=self.recorder.loops(nodeid),
-            )
-        except BaseException as exc:
-            self.recorder.failed(nodeid, exc)
-            raise
-        self.recorder.done(nodeid, measured)
-        pytest.skip("measured by a perf worker process")
-
-    def pedantic(self, target: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        self._use("benchmark.pedantic(...)")
-        self.recorder.pedantic(self.fullname)
-        pytest.skip("benchmark.pedantic runs in pytest's process")
 
 
 @pytest.fixture

@@ -11,38 +11,37 @@ counts its busy-machine notes).  ``--benchmark-compare`` shows the means of this
 session and of the saved runs (:func:`saved_comparison_table`), and says
 when a saved run was measured by pytest-benchmark (:func:`other_tool_line`).
 
-Must not: print (the plugin hands the lines to pytest's terminal), compute
-statistics beyond calling perf.analysis.
+Must not: print (the plugin hands the lines to pytest's terminal), or
+compute statistics (the interval is the one of :class:`BenchmarkStats`).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from perf.analysis.intervals import benchmark_mean_interval
 from perf.pytest_plugin.fixture import BenchmarkStats
 from perf.pytest_plugin.measure import IN_PYTEST
-from perf.pytest_plugin.workers import Outcomes, Progress
+from perf.render.units import format_timedelta
+
+if TYPE_CHECKING:
+    from perf.measure.parent.batches import Outcomes, Progress
 
 #: perf's means over pytest-benchmark's, measured by both tools on the same
 #: tests (the project's study of the plugin): the median, and the range by test
 TOOL_RATIO = 0.91
 TOOL_RATIO_RANGE = (0.73, 1.20)
 
-#: (seconds at least, factor, unit) of the table's time column
-_UNITS = ((1.0, 1.0, "s"), (1e-3, 1e3, "ms"), (1e-6, 1e6, "us"), (0.0, 1e9, "ns"))
+#: the unit of perf's durations (perf.render.units) -> (factor, pytest-benchmark's name)
+_UNITS = {"sec": (1.0, "s"), "ms": (1e3, "ms"), "us": (1e6, "us"), "ns": (1e9, "ns")}
 
 
 def _unit(seconds: float) -> tuple[float, str]:
-    for threshold, factor, unit in _UNITS:
-        if seconds >= threshold:
-            return factor, unit
-    return 1e9, "ns"
+    return _UNITS[format_timedelta(seconds).split()[-1]]
 
 
 def _row(stats: BenchmarkStats, factor: float) -> list[str]:
     fields = stats.stats.as_dict()
-    interval = benchmark_mean_interval(stats.perf)
+    interval = stats.interval
     if interval is None:
         plus_minus = "-"
     else:
@@ -114,12 +113,12 @@ def outcome_lines(outcomes: Outcomes, benchmarks: int, xdist: bool = False) -> l
     """After the workers: the benchmark tests they did not measure, and why
     (*xdist*: pedantic tests run once, unmeasured, beside xdist's others)."""
     lines = []
-    if outcomes.pedantic:
+    if outcomes.in_parent:
         where = "they run once, unmeasured, under xdist" if xdist else "they run in pytest's process"
-        lines.append(f"perf: {len(outcomes.pedantic)} benchmark tests use benchmark.pedantic: {where}")
+        lines.append(f"perf: {len(outcomes.in_parent)} benchmark tests use benchmark.pedantic: {where}")
     if outcomes.errors:
         lines.append(f"perf: {len(outcomes.errors)} benchmark tests failed in a worker process: their tests will fail")
-    missing = benchmarks - len(outcomes.runs) - len(outcomes.pedantic) - len(outcomes.errors)
+    missing = benchmarks - len(outcomes.runs) - len(outcomes.in_parent) - len(outcomes.errors)
     if missing > 0:
         lines.append(
             f"perf: {missing} benchmark tests were not measured by the workers (skipped there, or benchmark() "

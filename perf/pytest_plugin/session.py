@@ -22,27 +22,24 @@ import contextlib
 import datetime
 import os
 import tempfile
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from perf.errors import PerfError, UsageError
 from perf.measure.parent.sides import check_writable_folder
+from perf.measure.protocol import BatchSpec
 from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
 from perf.pytest_plugin import compat_json
 from perf.pytest_plugin.fixture import BenchmarkFixture, BenchmarkStats
 from perf.pytest_plugin.measure import IN_PYTEST, measure_function
-from perf.pytest_plugin.options import IGNORED_OPTIONS, PytestBudget, Settings
+from perf.pytest_plugin.options import IGNORED_OPTIONS, FailCheck, PytestBudget, Settings, parse_fail_expression
 from perf.pytest_plugin.report import other_tool_line, saved_comparison_table
-from perf.pytest_plugin.workers import (
-    Outcomes,
-    Progress,
-    WorkerRecorder,
-    WorkerSpec,
-    list_benchmarks,
-    pytest_command,
-    run_workers,
-)
+from perf.pytest_plugin.workers import WorkerRecorder, pytest_command
 from perf.storage.files import write_atomic
+
+if TYPE_CHECKING:
+    from perf.measure.parent.batches import Command, Outcomes, Progress
+    from perf.platform.lock import Holder
 
 
 def _writable_folder(option: str, path: str) -> None:
@@ -64,7 +61,7 @@ class PerfSession:
         self.option = option
         self.invocation_args = list(invocation_args)
         self.invocation_dir = invocation_dir
-        self.worker = WorkerRecorder(WorkerSpec.load(option.perf_worker)) if option.perf_worker else None
+        self.worker = WorkerRecorder(BatchSpec.load(option.perf_worker)) if option.perf_worker else None
         disabled = bool(option.benchmark_disable and not option.benchmark_enable)
         if option.benchmark_only and disabled:
             raise UsageError(
@@ -93,14 +90,18 @@ class PerfSession:
         #: pytest's -v: the comparison's notes too
         self.verbose = bool(getattr(option, "verbose", 0) > 0 or option.benchmark_verbose)
         self.finished: list[BenchmarkStats] = []
-        self.outcomes: Outcomes | None = Outcomes.load(results) if results and not self.disabled else None
+        self.outcomes: Outcomes | None = None
+        if results and not self.disabled:
+            from perf.measure.parent.batches import Outcomes
+
+            self.outcomes = Outcomes.load(results)
         #: lines for pytest's terminal summary
         self.summary: list[str] = []
         #: the session's benchmarks got slower than a gate
         self.slower = False
         self.reference: BenchmarkSuite | None = None
         self.compared: list[tuple[str, dict[str, Any]]] = []
-        self.fail_checks: list[Any] = []
+        self.fail_checks: list[FailCheck] = []
         if self.worker is None and not xdist_worker:
             self._check_outputs()
             self._load_comparisons()
@@ -121,7 +122,7 @@ class PerfSession:
             compat_json.parse_storage(option.benchmark_storage)  # elasticsearch: refused now, not after measuring
         if option.perf_fail_on_slowdown is not None and not option.perf_compare:
             raise UsageError("--perf-fail-on-slowdown needs --perf-compare FILE (the result to compare with)")
-        self.fail_checks = [compat_json.parse_fail_expression(text) for text in option.benchmark_compare_fail or ()]
+        self.fail_checks = [parse_fail_expression(text) for text in option.benchmark_compare_fail or ()]
 
     def _load_comparisons(self) -> None:
         option = self.option
@@ -169,35 +170,39 @@ class PerfSession:
         chosen = [item for item in items if "benchmark" in getattr(item, "fixturenames", ())]
         return [item for item in chosen if item.get_closest_marker("skip") is None]
 
-    def worker_command(self) -> list[str]:
+    def worker_command(self, cache: bool = True) -> Command:
         """The pytest command of the worker processes (never distributed by
-        xdist: they run one after another, alone)."""
-        command = pytest_command(self.invocation_args)
-        return [*command, "-n0"] if self.xdist else command
+        xdist); *cache*: pytest's cache plugin is on."""
+        return pytest_command(self.invocation_args, xdist=self.xdist, cache=cache)
 
     def list_for_xdist(self, cache: bool = True) -> tuple[list[str], list[str]]:
         """Under xdist: the node ids and files of the benchmark tests, from a
         worker (this process collects nothing)."""
-        return list_benchmarks(self.worker_command(), self.invocation_dir, cache=cache)
+        from perf.measure.parent.batches import list_tests
+
+        return list_tests(self.worker_command(cache), self.invocation_dir)
 
     def measure(
         self,
         nodeids: Sequence[str],
         paths: Sequence[str],
         on_progress: Callable[[Progress], None],
+        on_lock_wait: Callable[[list[Holder]], None],
         cache: bool = True,
     ) -> None:
         """Run the worker processes for the tests *nodeids* (in the files
-        *paths*).  Under xdist, leave the outcomes where xdist's workers,
-        started next, will read them."""
-        self.outcomes = run_workers(
+        *paths*), under the CPU lock.  Under xdist, leave the outcomes where
+        xdist's workers, started next, will read them."""
+        from perf.measure.parent.batches import run_batches
+
+        self.outcomes = run_batches(
             nodeids,
             paths,
-            self.budget,
-            command=self.worker_command(),
+            self.budget.processes,
+            command=self.worker_command(cache),
             cwd=self.invocation_dir,
             on_progress=on_progress,
-            cache=cache,
+            on_lock_wait=on_lock_wait,
         )
         if self.xdist:
             descriptor, path = tempfile.mkstemp(prefix="perf-pytest-", suffix=".json")

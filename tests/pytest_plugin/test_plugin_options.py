@@ -1,12 +1,15 @@
-"""perf.pytest_plugin.options: pytest-benchmark's option syntax and mark checks."""
+"""perf.pytest_plugin.options: pytest-benchmark's option syntax, mark checks and compare-fail checks."""
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import pytest
 
+from perf.errors import UsageError
 from perf.pytest_plugin import options as opts
+from perf.pytest_plugin.options import FailCheck, parse_fail_expression
 
 
 def settings(**changes):
@@ -28,27 +31,41 @@ def test_seconds(text, seconds):
     assert opts.parse_seconds(text) == seconds
 
 
-@pytest.mark.parametrize("text", ["bogus", "-1", "nan", "inf"])
-def test_bad_seconds(text):
-    with pytest.raises(ValueError, match="Invalid decimal value"):
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("bogus", "Invalid decimal value 'bogus'"),
+        ("-1", "Invalid decimal value '-1': must be a number of seconds >= 0"),
+        ("nan", "Invalid decimal value 'nan': must be a number of seconds >= 0"),
+        ("inf", "Invalid decimal value 'inf': must be a number of seconds >= 0"),
+    ],
+)
+def test_bad_seconds(text, message):
+    with pytest.raises(argparse.ArgumentTypeError) as error:
         opts.parse_seconds(text)
+    assert str(error.value) == message
 
 
 def test_positive_int():
     assert opts.parse_positive_int("3") == 3
-    for text in ("0", "-2", "x"):
-        with pytest.raises(ValueError):
+    for text, message in (
+        ("0", "'0' must be at least 1"),
+        ("-2", "'-2' must be at least 1"),
+        ("x", "Invalid integer 'x'"),
+    ):
+        with pytest.raises(argparse.ArgumentTypeError) as error:
             opts.parse_positive_int(text)
+        assert str(error.value) == message
 
 
 def test_timer_is_imported_from_its_dotted_name():
     assert opts.parse_timer("time.process_time") is time.process_time
     assert opts.parse_timer("pep418.perf_counter") is time.perf_counter  # pytest-benchmark's old alias
-    with pytest.raises(ValueError, match="dotted form"):
+    with pytest.raises(argparse.ArgumentTypeError, match="dotted form"):
         opts.parse_timer("perf_counter")
-    with pytest.raises(ValueError, match="cannot import"):
+    with pytest.raises(argparse.ArgumentTypeError, match="cannot import"):
         opts.parse_timer("time.no_such_clock")
-    with pytest.raises(ValueError, match="not callable"):
+    with pytest.raises(argparse.ArgumentTypeError, match="not callable"):
         opts.parse_timer("time.timezone")
 
 
@@ -58,23 +75,27 @@ def test_warmup(text, value):
 
 
 def test_bad_warmup():
-    with pytest.raises(ValueError, match="auto, on or off"):
+    with pytest.raises(argparse.ArgumentTypeError, match="auto, on or off"):
         opts.parse_warmup("sometimes")
 
 
 def test_percent():
     assert opts.parse_percent("5") == 5.0
     assert opts.parse_percent("2.5%") == 2.5
-    for text in ("-1", "x%", "1000"):
-        with pytest.raises(ValueError):
+    assert opts.parse_percent("0") == 0.0
+    for text, message in (
+        ("-1", "'-1': the percentage must be between 0 and 1000"),
+        ("x%", "'x%' is not a percentage"),
+        ("1000", "'1000': the percentage must be between 0 and 1000"),
+    ):
+        with pytest.raises(argparse.ArgumentTypeError) as error:
             opts.parse_percent(text)
+        assert str(error.value) == message
 
 
 def test_budgets_grow_from_fast_to_rigorous():
-    fast, default, rigorous = (opts.parse_budget(name) for name in ("fast", "default", "rigorous"))
+    fast, default, rigorous = (opts.BUDGETS[name] for name in ("fast", "default", "rigorous"))
     assert 3 <= fast.processes < default.processes < rigorous.processes
-    with pytest.raises(ValueError, match="fast, default or rigorous"):
-        opts.parse_budget("slow")
 
 
 def test_mark_keywords_replace_the_session_settings():
@@ -107,3 +128,67 @@ def test_options_of_the_json_entries():
         "warmup": 100000,
     }
     assert settings(warmup=None).as_pytest_benchmark()["warmup"] is False
+
+
+# --- --benchmark-compare-fail -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "check"),
+    [
+        ("min:5%", FailCheck("min", 5, percentage=True)),
+        ("max:150%", FailCheck("max", 150, percentage=True)),
+        ("mean:0%", FailCheck("mean", 0, percentage=True)),
+        ("mean:0.001", FailCheck("mean", 0.001, percentage=False)),
+        ("median:1e-6", FailCheck("median", 1e-6, percentage=False)),
+        ("stddev:.5", FailCheck("stddev", 0.5, percentage=False)),
+        ("iqr:2E+1", FailCheck("iqr", 20.0, percentage=False)),
+        ("mean:3", FailCheck("mean", 3.0, percentage=False)),
+    ],
+)
+def test_parse_fail_expression(text: str, check: FailCheck) -> None:
+    parsed = parse_fail_expression(text)
+    assert parsed == check
+    assert type(parsed.threshold) is type(check.threshold)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ops:5%",
+        "rounds:1",
+        "mean:5.5%",
+        "mean:",
+        "mean",
+        "mean:-1",
+        "mean:5%%",
+        "MEAN:5%",
+        "mean: 5%",
+        "mean:5.",
+        "mean:5%\n",
+        "",
+    ],
+)
+def test_parse_fail_expression_refuses(text: str) -> None:
+    with pytest.raises(UsageError) as info:
+        parse_fail_expression(text)
+    assert str(info.value) == f"Could not parse value: {text!r}."
+
+
+def test_percentage_check() -> None:
+    check = parse_fail_expression("mean:5%")
+    assert check.failure(1.123, 1.0) == "Field 'mean' has failed PercentageRegressionCheck: 12.300000000 > 5.000000000"
+    assert check.failure(0.9, 1.0) is None
+    # strictly above: 3 over 2 is exactly 50%
+    assert parse_fail_expression("mean:50%").failure(3.0, 2.0) is None
+    assert parse_fail_expression("mean:49%").failure(3.0, 2.0) is not None
+    # a previous value of 0 is an infinite growth
+    assert check.failure(1.0, 0.0) == "Field 'mean' has failed PercentageRegressionCheck: inf > 5.000000000"
+
+
+def test_difference_check() -> None:
+    check = parse_fail_expression("min:0.001")
+    assert check.failure(0.003, 0.001) == "Field 'min' has failed DifferenceRegressionCheck: 0.002000000 > 0.001000000"
+    assert check.failure(0.001, 0.003) is None
+    assert parse_fail_expression("min:0.25").failure(0.5, 0.25) is None
+    assert check.kind == "DifferenceRegressionCheck"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from test_plugin_fixture import WORKERS, fixture
 
+from perf.measure.parent.batches import Outcomes, Progress
 from perf.pytest_plugin.report import outcome_lines, progress_line, results_table, saved_comparison_table
-from perf.pytest_plugin.workers import Outcomes, Progress
 
 
 def finished(group=None, **node_fields):
@@ -68,7 +68,7 @@ def test_progress_of_a_process_still_running():
 def test_what_the_workers_did_not_measure():
     outcomes = Outcomes()
     outcomes.add("a", WORKERS["tests/test_a.py::test_x"])
-    outcomes.pedantic.update({"b", "c"})
+    outcomes.in_parent.update({"b", "c"})
     outcomes.errors["d"] = "tail"
     assert outcome_lines(outcomes, 5) == [
         "perf: 2 benchmark tests use benchmark.pedantic: they run in pytest's process",

@@ -10,13 +10,14 @@ import pytest
 from helpers import busy_recording
 from test_plugin_fixture import WORKERS, fixture
 
+from perf.measure.parent.batches import Outcomes
+from perf.measure.protocol import DONE, PARENT, Event
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.model.suite import BenchmarkSuite
 from perf.pytest_plugin.plugin import SESSION
 from perf.pytest_plugin.session import RESULTS_ENV
-from perf.pytest_plugin.workers import Outcomes
-from perf.storage.files import load_benchmark
+from perf.storage.files import dumps, load_benchmark
 
 pytest_plugins = ["pytester"]
 
@@ -140,7 +141,7 @@ def test_under_xdist_the_controller_measures(pytester):
     assert session.header()[0].endswith(
         ", measured before xdist runs the tests in parallel; benchmark.pedantic runs once, unmeasured"
     )
-    assert session.worker_command()[-1] == "-n0"  # the workers run alone
+    assert "-n0" in session.worker_command()("/tmp/worker")  # the workers run alone
 
 
 def test_an_xdist_worker_reads_the_controller_outcomes(pytester, monkeypatch, tmp_path):
@@ -149,16 +150,15 @@ def test_an_xdist_worker_reads_the_controller_outcomes(pytester, monkeypatch, tm
     assert configure(pytester).disabled  # nothing measured for it: each function runs once
     outcomes = Outcomes()
     run = Run((1.0, 2.0), metadata={"name": "t.py::test", "loops": 3}, collect_metadata=False)
-    outcomes.add("t.py::test", Benchmark([run]))
-    outcomes.errors["t.py::other"] = "tail"
-    outcomes.pedantic.add("t.py::third")
+    outcomes.apply([Event(DONE, "t.py::test", dumps(Benchmark([run]))), Event(PARENT, "t.py::third")])
+    outcomes.fail(["t.py::other"], "tail")
     outcomes.save(str(tmp_path / "outcomes.json"))
     monkeypatch.setenv(RESULTS_ENV, str(tmp_path / "outcomes.json"))
     session = configure(pytester)
     assert not session.disabled
     assert session.measured("t.py::test").get_values() == (1.0, 2.0)
     assert session.measured("t.py::other") == "tail"
-    assert session.outcomes.pedantic == {"t.py::third"}
+    assert session.outcomes.in_parent == {"t.py::third"}
     assert session.outcomes.loops == {"t.py::test": 3}
 
 

@@ -1,11 +1,13 @@
-"""Worker processes: spawn one, read its pipe and stderr, reap it.
+"""Worker processes: spawn one, read its pipe and its output, reap it.
 
 Workers run strictly one at a time (two at once would measure each
-other).  Each gets a fresh pipe for its result (JSON of a one- or two-run
-benchmark, :mod:`perf.measure.protocol`), its standard error captured
-(its last lines explain a failure), a clean environment with a random padding (see
-:mod:`perf.measure.environment`), and its own session, so that a timeout
-or Ctrl-C stops it and everything it started: no orphan is left behind.
+other).  :func:`run_command` runs any worker command line (a bench
+script's, a ``python -m pytest`` batch worker's) with a fresh pipe for
+what it sends back (:mod:`perf.measure.protocol`), its standard error
+captured (its last lines explain a failure), and its own session, so that
+a timeout or Ctrl-C stops it and everything it started: no orphan is left
+behind; a callback can watch it while it runs.  A runner worker also gets
+a clean environment with a random padding (:mod:`perf.measure.environment`).
 :class:`WorkerLauncher` builds the command line and the environment of
 the workers of one side (:class:`perf.measure.parent.sides.Side`).
 
@@ -34,6 +36,9 @@ from perf.model.benchmark import Benchmark
 STDERR_LIMIT = 64 * 1024
 #: after its pipe closes, a worker must exit within this time
 EXIT_TIMEOUT = 60.0
+#: how often a watched or merged worker is checked for its exit (a process
+#: it left behind may hold its output open)
+EXIT_POLL = 0.5
 
 
 class WorkerOutput(NamedTuple):
@@ -44,6 +49,23 @@ class WorkerOutput(NamedTuple):
     stderr: str
     #: wall time of the process, start-up included
     elapsed: float
+
+
+class Finished(NamedTuple):
+    """A worker that exited: its status, what it sent on its pipe, its
+    stderr (its stdout too when merged, maybe cut), its wall time."""
+
+    status: int
+    data: bytes
+    stderr: bytes
+    elapsed: float
+
+
+class Watch(NamedTuple):
+    """While the worker runs, *callback* gets what it sent so far every *every* seconds."""
+
+    every: float
+    callback: Callable[[bytes], None]
 
 
 def describe_exit(code: int) -> str:
@@ -57,14 +79,23 @@ def describe_exit(code: int) -> str:
 
 
 class WorkerProcess:
-    """One worker process: spawn it, read its pipe and stderr, reap it."""
+    """One worker process: spawn it, read its pipe and stderr, reap it.
+    *env* None: this process's environment; *merge_output*: its standard
+    output goes with its standard error (a pytest process prints there)."""
 
     def __init__(
-        self, command: list[str], env: dict[str, str], read_fd: int, write_fd: int, cwd: str | None = None
+        self,
+        command: list[str],
+        env: dict[str, str] | None,
+        read_fd: int,
+        write_fd: int,
+        cwd: str | None = None,
+        *,
+        merge_output: bool = False,
     ) -> None:
-        self.command = command
         self.started = time.monotonic()
         self.read_fd = read_fd
+        self.merge_output = merge_output
         try:
             self.process = subprocess.Popen(
                 command,
@@ -72,7 +103,8 @@ class WorkerProcess:
                 cwd=cwd,
                 pass_fds=(write_fd,),
                 stdin=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
+                stdout=subprocess.PIPE if merge_output else None,
+                stderr=subprocess.STDOUT if merge_output else subprocess.PIPE,
                 start_new_session=True,
             )
         except OSError as exc:
@@ -80,35 +112,53 @@ class WorkerProcess:
             raise WorkerError(f"cannot start a worker ({command[0]}): {exc.strerror or exc}") from None
         finally:
             os.close(write_fd)
+        output = self.process.stdout if merge_output else self.process.stderr
+        assert output is not None
+        self.output = output
         self.result = bytearray()
         self.stderr = bytearray()
 
-    def _read_all(self, deadline: float | None) -> bool:
-        """Read the pipe and stderr until both close; False on timeout."""
-        assert self.process.stderr is not None
-        buffers = {self.read_fd: self.result, self.process.stderr.fileno(): self.stderr}
+    def _read(self, fd: int, buffers: dict[int, bytearray], selector: selectors.BaseSelector) -> None:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            selector.unregister(fd)
+            del buffers[fd]
+            return
+        buffer = buffers[fd]
+        buffer += chunk
+        if buffer is self.stderr and len(buffer) > 2 * STDERR_LIMIT:
+            del buffer[:-STDERR_LIMIT]
+
+    def _read_all(self, deadline: float | None, watch: Watch | None = None) -> bool:
+        """Read the pipe and stderr until both close or, for a watched or
+        merged worker (polled for its exit), until it exited; False on timeout."""
+        buffers = {self.read_fd: self.result, self.output.fileno(): self.stderr}
+        watched = self.started
+        polled = watch is not None or self.merge_output
+        poll = EXIT_POLL if watch is None else min(watch.every, EXIT_POLL)
         with selectors.DefaultSelector() as selector:
             for fd in buffers:
                 selector.register(fd, selectors.EVENT_READ)
             while buffers:
-                timeout = None if deadline is None else deadline - time.monotonic()
-                if timeout is not None and timeout <= 0:
+                now = time.monotonic()
+                if deadline is not None and now >= deadline:
                     return False
-                for key, _ in selector.select(timeout):
-                    chunk = os.read(key.fd, 65536)
-                    if not chunk:
-                        selector.unregister(key.fd)
-                        del buffers[key.fd]
-                        continue
-                    buffer = buffers[key.fd]
-                    buffer += chunk
-                    if buffer is self.stderr and len(buffer) > 2 * STDERR_LIMIT:
-                        del buffer[:-STDERR_LIMIT]
+                if watch is not None and now >= watched + watch.every:
+                    watched = now
+                    watch.callback(bytes(self.result))
+                timeout = None if deadline is None else deadline - now
+                if polled:
+                    timeout = poll if timeout is None else min(timeout, poll)
+                ready = selector.select(timeout)
+                if not ready and polled and self.process.poll() is not None:
+                    return True  # everything it wrote was read; what it left running holds the output
+                for key, _ in ready:
+                    self._read(key.fd, buffers, selector)
         return True
 
-    def wait(self, deadline: float | None) -> int | None:
+    def wait(self, deadline: float | None, watch: Watch | None = None) -> int | None:
         """Gather the output; the exit code, or None on timeout."""
-        if not self._read_all(deadline):
+        if not self._read_all(deadline, watch):
             return None
         remaining = EXIT_TIMEOUT if deadline is None else max(min(deadline - time.monotonic(), EXIT_TIMEOUT), 0.0)
         try:
@@ -127,34 +177,37 @@ class WorkerProcess:
 
     def close(self) -> None:
         os.close(self.read_fd)
-        if self.process.stderr is not None:
-            self.process.stderr.close()
+        self.output.close()
 
 
-def run_process(
+def run_command(
     command: list[str],
-    env: dict[str, str],
+    env: dict[str, str] | None,
     pipe: tuple[int, int],
     *,
     timeout: float | None,
     what: str,
     cwd: str | None = None,
-) -> tuple[bytes, bytes, float]:
-    """Run one worker to completion (in the folder *cwd*): what it sent
-    through the pipe, its stderr and its wall time; raise WorkerError on any
-    failure."""
-    worker = WorkerProcess(command, env, *pipe, cwd=cwd)
+    check: bool = True,
+    merge_output: bool = False,
+    watch: Watch | None = None,
+) -> Finished:
+    """Run one worker to its exit (in the folder *cwd*), *watch*ing it while
+    it runs.  WorkerError when it cannot start or, with *check*, exits with
+    a non-zero status; WorkerTimeoutError after *timeout* seconds.  On
+    those, and on any exception (Ctrl-C too), the worker and what it
+    started are stopped."""
+    worker = WorkerProcess(command, env, *pipe, cwd=cwd, merge_output=merge_output)
     try:
-        code = worker.wait(None if timeout is None else worker.started + timeout)
+        code = worker.wait(None if timeout is None else worker.started + timeout, watch)
         if code is None:
             worker.kill()
             if timeout is None:
                 raise WorkerError(f"{what} sent its result but did not exit within {EXIT_TIMEOUT:g} s; it was stopped")
             raise WorkerTimeoutError(f"{what} ran longer than the timeout ({timeout:g} s) and was stopped")
-        stderr = bytes(worker.stderr)
-        if code != 0:
-            raise WorkerError(with_stderr(f"{what} {describe_exit(code)}", stderr))
-        return bytes(worker.result), stderr, time.monotonic() - worker.started
+        if check and code != 0:
+            raise WorkerError(with_stderr(f"{what} {describe_exit(code)}", bytes(worker.stderr)))
+        return Finished(code, bytes(worker.result), bytes(worker.stderr), time.monotonic() - worker.started)
     except BaseException:
         worker.kill()
         raise
@@ -172,9 +225,9 @@ def run_worker(
     cwd: str | None = None,
 ) -> WorkerOutput:
     """Run one worker to completion and decode the benchmark it sent."""
-    data, stderr, elapsed = run_process(command, env, pipe, timeout=timeout, what=what, cwd=cwd)
-    benchmark = decode_benchmark(data, what, stderr)
-    return WorkerOutput(benchmark, stderr.decode("utf-8", "replace"), elapsed)
+    finished = run_command(command, env, pipe, timeout=timeout, what=what, cwd=cwd)
+    benchmark = decode_benchmark(finished.data, what, finished.stderr)
+    return WorkerOutput(benchmark, finished.stderr.decode("utf-8", "replace"), finished.elapsed)
 
 
 class WorkerLauncher:
@@ -215,9 +268,9 @@ class WorkerLauncher:
             command += ["--", *self.side.program]
         return metric_of(self.options).command(command)  # a metric may run its workers under a program
 
-    def run(self, command: list[str], pipe: tuple[int, int], what: str) -> tuple[bytes, bytes, float]:
-        """:func:`run_process` for a worker of this side."""
-        return run_process(command, self.worker_env(), pipe, timeout=self.options.timeout, what=what, cwd=self.side.cwd)
+    def run(self, command: list[str], pipe: tuple[int, int], what: str) -> Finished:
+        """:func:`run_command` for a worker of this side."""
+        return run_command(command, self.worker_env(), pipe, timeout=self.options.timeout, what=what, cwd=self.side.cwd)
 
     def list_benchmarks(self) -> list[str]:
         """The names of the benchmarks the script declares, in order, from
@@ -225,8 +278,8 @@ class WorkerLauncher:
         read_fd, write_fd = os.pipe()
         command = self.worker_command(0, write_fd, 0, listing=True)
         what = "the worker listing the script's benchmarks"
-        data, stderr, _ = self.run(command, (read_fd, write_fd), what)
-        return decode_names(data, what, stderr)
+        finished = self.run(command, (read_fd, write_fd), what)
+        return decode_names(finished.data, what, finished.stderr)
 
     def run_worker(self, task: int, loops: int, values: int, what: str) -> WorkerOutput:
         """Run one worker of benchmark number *task* and decode what it sent."""

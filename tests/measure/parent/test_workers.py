@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import signal
 import sys
 import time
 
@@ -327,8 +328,8 @@ def test_a_side_runs_its_workers_in_its_folder(tmp_path):
     side = Side("interpreter", sys.executable, args, ("-c", code), cwd=str(tmp_path))
     launcher = WorkerLauncher(side, environ=clean_env())
     read_fd, write_fd = os.pipe()
-    data, _, _ = launcher.run(launcher.worker_command(0, write_fd, 0), (read_fd, write_fd), "w")
-    assert data.decode() == str(tmp_path)
+    finished = launcher.run(launcher.worker_command(0, write_fd, 0), (read_fd, write_fd), "w")
+    assert finished.data.decode() == str(tmp_path)
 
 
 # -- run_worker with tiny real processes ---------------------------------------------------
@@ -516,3 +517,71 @@ def test_run_worker_without_timeout_that_does_not_exit(monkeypatch):
     code = "import os, sys, time; os.close(int(sys.argv[1])); os.close(2); time.sleep(30)"
     with pytest.raises(WorkerError):
         run(code, timeout=None, what="w")
+
+
+# -- run_command: any worker command line, watched ------------------------------------------
+
+
+def test_run_command_returns_any_exit_status_and_merges_the_output():
+    read_fd, write_fd = os.pipe()
+    code = "import os, sys; print('out', flush=True); os.write(int(sys.argv[1]), b'sent'); sys.exit('err')"
+    finished = manager.run_command(
+        python_worker(code, write_fd), None, (read_fd, write_fd), timeout=10, what="w", check=False, merge_output=True
+    )
+    assert (finished.status, finished.data, finished.stderr) == (1, b"sent", b"out\nerr\n")
+    assert_closed(read_fd, write_fd)
+
+
+def test_run_command_watches_a_worker_while_it_runs():
+    read_fd, write_fd = os.pipe()
+    code = "import os, sys, time\nfor i in range(3):\n    os.write(int(sys.argv[1]), b'x')\n    time.sleep(0.3)\n"
+    seen = []
+    watch = manager.Watch(0.2, seen.append)
+    finished = manager.run_command(
+        python_worker(code, write_fd), None, (read_fd, write_fd), timeout=10, what="w", watch=watch
+    )
+    assert finished.data == b"xxx"
+    assert 2 <= len(seen) <= 6
+    assert seen == sorted(seen, key=len) and set(seen[0]) <= {ord("x")}
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc")
+def test_an_interrupted_watch_stops_the_worker_and_its_children(tmp_path):
+    """Ctrl-C while the parent waits (here raised by the watch) stops the
+    worker and what it started."""
+    pids_file = tmp_path / "pids"
+
+    def interrupt(data):
+        if pids_file.exists():
+            raise KeyboardInterrupt
+
+    read_fd, write_fd = os.pipe()
+    with pytest.raises(KeyboardInterrupt):
+        manager.run_command(
+            python_worker(SLEEPER, write_fd, pids_file),
+            None,
+            (read_fd, write_fd),
+            timeout=20,
+            what="w",
+            watch=manager.Watch(0.1, interrupt),
+        )
+    worker_pid, child_pid = map(int, pids_file.read_text().split())
+    assert process_is_gone(worker_pid)
+    assert process_is_gone(child_pid)
+    assert_closed(read_fd)
+
+
+def test_a_merged_worker_ends_when_it_exits_even_if_a_child_holds_its_output(tmp_path):
+    read_fd, write_fd = os.pipe()
+    code = (
+        "import os, subprocess, sys\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])\n"  # inherits stdout
+        "os.write(int(sys.argv[1]), str(child.pid).encode())\n"
+    )
+    started = time.monotonic()
+    finished = manager.run_command(
+        python_worker(code, write_fd), None, (read_fd, write_fd), timeout=20, what="w", merge_output=True
+    )
+    os.kill(int(finished.data), signal.SIGKILL)
+    assert finished.status == 0
+    assert time.monotonic() - started < 10
