@@ -162,11 +162,6 @@ class Adjustment(NamedTuple):
         probes timed the interpreter under test, and the interpreters differ."""
         return self.machine_skipped == INTERPRETER_PROBES
 
-    @property
-    def raw_ratio(self) -> float:
-        """The ratio before any correction."""
-        return self.raw.ratio
-
 
 class Comparison(NamedTuple):
     """The comparison of a changed benchmark to its reference."""
@@ -279,6 +274,33 @@ def t_p_value(difference: float, standard_error: float, df: float) -> float:
     return min(1.0, 2.0 * student_t_cdf(-abs(difference) / standard_error, df))
 
 
+def interval_comparison(
+    estimate: float,
+    interval: tuple[float, float],
+    *,
+    df: float,
+    variances: float,
+    counts: tuple[int, int],
+    levels: tuple[float, float],
+    standard_error: float,
+    p_value: float,
+    method: str,
+) -> Comparison:
+    """The Comparison of the log ratio *estimate* and its *interval*: the
+    verdict, and for an inconclusive one the processes :func:`needed_processes`
+    suggests from *variances* (none when they are not finite).  *counts*:
+    processes (pairs) per side; *levels*: margin and confidence."""
+    margin, confidence = levels
+    low, high = interval
+    band = math.log1p(margin)
+    verdict = verdict_of(low, high, band)
+    needed = None
+    if verdict == INCONCLUSIVE and math.isfinite(variances):
+        needed = needed_processes(variances, band, confidence)
+    ratios = (math.exp(estimate), math.exp(low), math.exp(high))
+    return Comparison(*ratios, confidence, verdict, *counts, df, needed, standard_error, p_value, method)
+
+
 def t_comparison(
     difference: float,
     standard_error: float,
@@ -293,25 +315,18 @@ def t_comparison(
     t quantile x *standard_error*.  *variances*: what :func:`needed_processes`
     scales; *counts*: processes (pairs) per side; *levels*: margin and
     confidence."""
-    margin, confidence = levels
+    confidence = levels[1]
     half_width = student_t_ppf(1 - (1 - confidence) / 2, df) * standard_error if standard_error else 0.0
-    low, high = difference - half_width, difference + half_width
-    band = math.log1p(margin)
-    verdict = verdict_of(low, high, band)
-    needed = needed_processes(variances, band, confidence) if verdict == INCONCLUSIVE else None
-    return Comparison(
-        math.exp(difference),
-        math.exp(low),
-        math.exp(high),
-        confidence,
-        verdict,
-        counts[0],
-        counts[1],
-        df,
-        needed,
-        standard_error,
-        t_p_value(difference, standard_error, df),
-        method,
+    return interval_comparison(
+        difference,
+        (difference - half_width, difference + half_width),
+        df=df,
+        variances=variances,
+        counts=counts,
+        levels=levels,
+        standard_error=standard_error,
+        p_value=t_p_value(difference, standard_error, df),
+        method=method,
     )
 
 

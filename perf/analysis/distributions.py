@@ -160,39 +160,30 @@ def _polynomial(x: float, coefficients: tuple[float, ...]) -> float:
 # --- regularized incomplete beta function ---------------------------------------
 
 
+def _away_from_zero(value: float) -> float:
+    """*value*, or a tiny number in its place when it is nearer 0 (Lentz)."""
+    return _TINY if abs(value) < _TINY else value
+
+
 def _beta_continued_fraction(a: float, b: float, x: float) -> float:
     """Continued fraction of I_x(a, b), modified Lentz method (NR ``betacf``)."""
     qab = a + b
     qap = a + 1.0
     qam = a - 1.0
     c = 1.0
-    d = 1.0 - qab * x / qap
-    if abs(d) < _TINY:
-        d = _TINY
-    d = 1.0 / d
+    d = 1.0 / _away_from_zero(1.0 - qab * x / qap)
     h = d
+
+    def step(aa: float) -> float:
+        nonlocal c, d
+        d = 1.0 / _away_from_zero(1.0 + aa * d)
+        c = _away_from_zero(1.0 + aa / c)
+        return d * c
+
     for m in range(1, _MAX_TERMS + 1):
         m2 = 2 * m
-        # even step
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        h *= d * c
-        # odd step
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        delta = d * c
+        h *= step(m * (b - m) * x / ((qam + m2) * (a + m2)))  # even step
+        delta = step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)))  # odd step
         h *= delta
         if abs(delta - 1.0) <= 4.0 * _EPSILON:
             return h

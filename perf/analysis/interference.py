@@ -99,7 +99,6 @@ class Interference(NamedTuple):
     marked: int
     median_share: float | None
     lowest_share: float | None
-    highest_share: float | None
     switches: int
     #: the spread of the speed probe between processes: highest / lowest
     probe_spread: float | None
@@ -223,7 +222,6 @@ def summarize(benchmark: Benchmark) -> Interference:
         marked=sum(marked(evidence, cpu_clock)),
         median_share=median(shares) if shares else None,
         lowest_share=min(shares) if shares else None,
-        highest_share=max(shares) if shares else None,
         switches=sum(item.switches or 0 for item in evidence),
         # probes of several sources (files appended to each other) do not compare
         probe_spread=max(probes) / min(probes)

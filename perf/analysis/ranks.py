@@ -20,20 +20,19 @@ Must not: import anything beyond the standard library and
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from typing import Sequence
 
 from perf.analysis.compare import (
     DEFAULT_MARGIN,
-    INCONCLUSIVE,
     RANKS,
     SIGNED_RANKS,
     Comparison,
     check_levels,
-    needed_processes,
+    interval_comparison,
     pair_log_ratios,
     process_logs,
-    verdict_of,
 )
 from perf.analysis.distributions import normal_cdf, normal_ppf
 
@@ -56,19 +55,24 @@ def _u_distribution(n: int, m: int) -> tuple[int, ...]:
     return tuple(counts[:size])
 
 
+def _cut(counts: Sequence[int], limit: float) -> int:
+    """The largest c with counts[0] + ... + counts[c] <= *limit* (-1 if none)."""
+    return next((c - 1 for c, total in enumerate(itertools.accumulate(counts)) if total > limit), len(counts) - 1)
+
+
+def _two_sided(tail: float, sigma: float) -> float:
+    """Two-sided p-value of a statistic *tail* (continuity-corrected) below
+    its mean, normal with standard deviation *sigma*."""
+    return min(1.0, 2 * normal_cdf((tail + 0.5) / sigma))
+
+
 def _rank_cut(n: int, m: int, confidence: float) -> int:
     """The largest c with P(U <= c) <= (1 - confidence) / 2 (-1 if none)."""
     alpha = (1 - confidence) / 2
     pairs = n * m
     if pairs <= EXACT_RANK_PAIRS:
         counts = _u_distribution(n, m)
-        total = sum(counts)
-        cumulative = 0
-        for u, count in enumerate(counts):
-            cumulative += count
-            if cumulative > alpha * total:
-                return u - 1
-        return pairs
+        return _cut(counts, alpha * sum(counts))
     z = normal_ppf(1 - alpha)
     return math.floor(pairs / 2 - z * math.sqrt(pairs * (n + m + 1) / 12) - 0.5)
 
@@ -80,8 +84,7 @@ def _rank_p_value(below: float, n: int, m: int) -> float:
     if pairs <= EXACT_RANK_PAIRS:
         counts = _u_distribution(n, m)
         return min(1.0, 2 * sum(counts[: math.floor(u) + 1]) / sum(counts))
-    sigma = math.sqrt(pairs * (n + m + 1) / 12)
-    return min(1.0, 2 * normal_cdf((u - pairs / 2 + 0.5) / sigma))
+    return _two_sided(u - pairs / 2, math.sqrt(pairs * (n + m + 1) / 12))
 
 
 def _rank_comparison(
@@ -104,26 +107,17 @@ def _rank_comparison(
     middle = size // 2
     estimate = ordered[middle] if size % 2 else (ordered[middle - 1] + ordered[middle]) / 2
     low, high = (-math.inf, math.inf) if cut < 0 else (ordered[cut], ordered[size - 1 - cut])
-    margin, confidence = levels
-    band = math.log1p(margin)
-    verdict = verdict_of(low, high, band)
-    standard_error = (high - low) / (2 * normal_ppf(1 - (1 - confidence) / 2))
-    needed = None
-    if verdict == INCONCLUSIVE and math.isfinite(standard_error):
-        needed = needed_processes(variance_factor * standard_error**2, band, confidence)
-    return Comparison(
-        math.exp(estimate),
-        math.exp(low),
-        math.exp(high),
-        confidence,
-        verdict,
-        counts[0],
-        counts[1],
-        math.nan,
-        needed,
-        standard_error,
-        p_value,
-        method,
+    standard_error = (high - low) / (2 * normal_ppf(1 - (1 - levels[1]) / 2))
+    return interval_comparison(
+        estimate,
+        (low, high),
+        df=math.nan,
+        variances=variance_factor * standard_error**2,
+        counts=counts,
+        levels=levels,
+        standard_error=standard_error,
+        p_value=p_value,
+        method=method,
     )
 
 
@@ -180,17 +174,10 @@ def _signed_rank_distribution(n: int) -> tuple[int, ...]:
 def _signed_rank_cut(n: int, confidence: float) -> int:
     """The largest c with P(W+ <= c) <= (1 - confidence) / 2 (-1 if none)."""
     alpha = (1 - confidence) / 2
-    total_pairs = n * (n + 1) // 2
     if n <= EXACT_SIGNED_RANK_PAIRS:
-        counts = _signed_rank_distribution(n)
-        cumulative = 0
-        for w, count in enumerate(counts):
-            cumulative += count
-            if cumulative > alpha * (1 << n):
-                return w - 1
-        return total_pairs
+        return _cut(_signed_rank_distribution(n), alpha * (1 << n))
     z = normal_ppf(1 - alpha)
-    return math.floor(total_pairs / 2 - z * math.sqrt(n * (n + 1) * (2 * n + 1) / 24) - 0.5)
+    return math.floor(n * (n + 1) / 4 - z * math.sqrt(n * (n + 1) * (2 * n + 1) / 24) - 0.5)
 
 
 def _signed_rank_p_value(above: float, n: int) -> float:
@@ -200,8 +187,7 @@ def _signed_rank_p_value(above: float, n: int) -> float:
     if n <= EXACT_SIGNED_RANK_PAIRS:
         counts = _signed_rank_distribution(n)
         return min(1.0, 2 * sum(counts[: math.floor(w) + 1]) / (1 << n))
-    sigma = math.sqrt(n * (n + 1) * (2 * n + 1) / 24)
-    return min(1.0, 2 * normal_cdf((w - total_pairs / 2 + 0.5) / sigma))
+    return _two_sided(w - total_pairs / 2, math.sqrt(n * (n + 1) * (2 * n + 1) / 24))
 
 
 def signed_rank_compare_process_means(

@@ -28,7 +28,6 @@ Must not: read the store, format text or print.
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple, Sequence
 
 from perf.analysis.statistics import mean, median
@@ -178,7 +177,3 @@ def adjust(recordings: Sequence[Recorded]) -> list[Adjusted]:
             for index, values in zip(indexes, round_effects([recordings[i] for i in indexes])):
                 adjusted[index] = values
     return align_sessions(recordings, adjusted)
-
-
-def logs_of(means: Sequence[float]) -> tuple[float, ...]:
-    return tuple(math.log(value) for value in means)

@@ -81,14 +81,6 @@ def percentile(values: Sequence[Number], fraction: float) -> float:
     return ordered[lower] * (upper - rank) + ordered[upper] * (rank - lower)
 
 
-def geometric_mean(values: Sequence[Number]) -> float:
-    """Geometric mean of positive values: exp(mean(log(x)))."""
-    _require(values, 1, "geometric mean")
-    if any(value <= 0 for value in values):
-        raise ValueError("geometric mean requires values > 0")
-    return math.exp(math.fsum(math.log(value) for value in values) / len(values))
-
-
 def process_means(runs_values: Iterable[Sequence[Number]]) -> list[float]:
     """Mean of each process's values, skipping processes without values.
 

@@ -17,7 +17,7 @@ from perf.model.suite import BenchmarkSuite
 from perf.render.benchmark import format_result
 from perf.render.checks import format_warning_summary, format_warnings, incomplete_notice
 from perf.render.metadata import format_metadata_lines
-from perf.render.units import format_datetime, format_seconds
+from perf.render.units import format_datetime, format_seconds, join_blocks
 from perf.storage import files
 
 
@@ -185,12 +185,6 @@ def format_title(title: str, level: int = 1) -> list[str]:
     return [title, ("=" if level == 1 else "-") * len(title)]
 
 
-def check_lines(benchmark: Benchmark, check_too_many_processes: bool = False) -> list[str]:
-    """The stability warnings of *benchmark* in full (``[]`` when it looks
-    stable): the ``check`` command."""
-    return format_warnings(check_benchmark(benchmark, check_too_many_processes=check_too_many_processes), benchmark)
-
-
 def check_summary_lines(item: Item, checks: Sequence[Check] | None = None) -> list[str]:
     """The stability warnings of a displayed benchmark as one line that
     points to ``check`` (``show``, ``stats``, ``hist``, ``metadata``,
@@ -275,19 +269,14 @@ def _benchmark_lines(item: Item, blocks: Blocks, checks: Sequence[Check] | None)
         from perf.render.stats import format_stats
 
         parts.append(format_stats(benchmark, benchmark_stats(benchmark)))
-    if blocks.checks:
-        if blocks.full_checks:
-            parts.append(check_lines(benchmark, blocks.check_too_many_processes))
-        else:
-            parts.append(check_summary_lines(item, checks))
+    if blocks.checks and blocks.full_checks:
+        # the check command: the warnings in full ([] when it looks stable)
+        parts.append(format_warnings(check_benchmark(benchmark, blocks.check_too_many_processes), benchmark))
+    elif blocks.checks:
+        parts.append(check_summary_lines(item, checks))
     if blocks.result:
         parts.append([format_result(benchmark, value_figures(benchmark))])
-    lines: list[str] = []
-    for part in parts:
-        if part:
-            empty_line(lines)
-            lines.extend(part)
-    return lines
+    return join_blocks(*parts)
 
 
 def distinct_suites(items: Sequence[Item]) -> list[BenchmarkSuite]:
@@ -303,14 +292,8 @@ def _item_lines(item: Item, blocks: Blocks, metadata: dict[str, Any], checks: Se
     """The lines of one benchmark under its titles: its own *metadata*
     (none when empty), then its blocks (with its *checks* when the caller
     ran them)."""
-    lines: list[str] = []
-    if metadata:
-        lines.extend(["Metadata:", *format_metadata_lines(metadata)])
-    bench_lines = _benchmark_lines(item, blocks, checks)
-    if bench_lines:
-        empty_line(lines)
-        lines.extend(bench_lines)
-    return lines
+    metadata_lines = ["Metadata:", *format_metadata_lines(metadata)] if metadata else []
+    return join_blocks(metadata_lines, _benchmark_lines(item, blocks, checks))
 
 
 def _file_header(item: Item, blocks: Blocks) -> list[str]:

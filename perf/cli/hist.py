@@ -25,6 +25,7 @@ from perf.cli.common import (
 from perf.model.benchmark import Benchmark
 from perf.model.suite import BenchmarkSuite
 from perf.render.hist import format_histogram
+from perf.render.units import join_blocks
 
 HELP = "Render a text histogram of the values."
 
@@ -53,16 +54,12 @@ def _histogram(titled: list[tuple[str | None, Item]], args: argparse.Namespace) 
             blocks[-1].append(line)
         else:
             blocks.append([])
-    lines: list[str] = []
-    for block, (_title, item) in zip(blocks, titled):
-        if lines:
-            lines.append("")
-        lines.extend(block)
-        warnings = [] if args.quiet else check_summary_lines(item)
-        if warnings:
-            lines.append("")
-            lines.extend(warnings)
-    return lines
+    return join_blocks(
+        *(
+            join_blocks(block, [] if args.quiet else check_summary_lines(item))
+            for block, (_title, item) in zip(blocks, titled)
+        )
+    )
 
 
 def _items_by_name(items: list[Item], suites: list[BenchmarkSuite]) -> dict[str, list[Item]]:
@@ -101,10 +98,5 @@ def run(args: argparse.Namespace) -> int:
     for item in items:
         if item.benchmark.get_name() not in shared_names:
             groups.append(_histogram([(item.benchmark.get_name(), item)], args))
-    output: list[str] = []
-    for lines in groups:
-        if output:
-            output.append("")
-        output.extend(lines)
-    print_lines(output)
+    print_lines(join_blocks(*groups))
     return 0

@@ -96,11 +96,6 @@ class BenchmarkSuite:
     def get_benchmark_names(self) -> list[str]:
         return [benchmark.get_name() for benchmark in self._benchmarks]
 
-    def _replace_benchmarks(self, benchmarks: Sequence[Benchmark]) -> None:
-        if not benchmarks:
-            raise ResultError("no benchmark left in the suite")
-        self._benchmarks = list(benchmarks)
-
     def get_metadata(self) -> Metadata:
         """Metadata common to every run of every benchmark."""
         return copy_metadata(common_metadata(benchmark._get_common_metadata() for benchmark in self._benchmarks))

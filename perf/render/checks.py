@@ -45,6 +45,7 @@ from typing import Callable, Sequence
 
 from perf.analysis.checks import Check, Level
 from perf.model.benchmark import Benchmark
+from perf.render.units import join_blocks
 
 __all__ = [
     "WARNING_TITLE",
@@ -247,12 +248,7 @@ def _advice_and_information(checks: Sequence[Check], benchmark: Benchmark, lines
     for check in checks:
         if check.level is Level.ADVICE:
             lines.extend(format_check(check, benchmark).splitlines())
-    information = [format_check(check, benchmark) for check in checks if check.level is Level.INFORMATION]
-    if information:
-        if lines:
-            lines.append("")
-        lines.extend(information)
-    return lines
+    return join_blocks(lines, [format_check(check, benchmark) for check in checks if check.level is Level.INFORMATION])
 
 
 def format_warnings(checks: Sequence[Check], benchmark: Benchmark, python: str | None = None) -> list[str]:

@@ -35,6 +35,7 @@ from perf.render.compare_notes import (
     ignored_lines,
     incomplete_warnings,
 )
+from perf.render.units import join_blocks
 
 __all__ = ["Layout", "format_compare_to", "format_slowdowns"]
 
@@ -81,16 +82,6 @@ class _Context(NamedTuple):
 
 def _title(title: str) -> list[str]:
     return [title, "=" * len(title)]
-
-
-def _blocks(*blocks: list[str]) -> list[str]:
-    lines: list[str] = []
-    for block in blocks:
-        if block:
-            if lines:
-                lines.append("")
-            lines.extend(block)
-    return lines
 
 
 # --- the blocks of a section -------------------------------------------------------
@@ -192,7 +183,7 @@ def _list_section(section: Section, context: _Context) -> list[str]:
         else:
             blocks.append([*_title(entry.name), "", *lines] if context.names else lines)
             single = False
-    return _blocks(
+    return join_blocks(
         *blocks,
         _hidden_lines(hidden, context),
         _geometric_mean_lines(section.geometric_means, context),
@@ -227,7 +218,7 @@ def _group_section(section: Section, context: _Context) -> list[str]:
                 lines.append(f"- {entry.name}: {values}: {text.format_change(entry.comparisons[0], context.margin)}")
             blocks.append(lines)
             shown.extend(members)
-    return _blocks(
+    return join_blocks(
         *blocks,
         _adjustment_lines(shown, context),
         _hidden_lines(hidden, context),
@@ -270,7 +261,7 @@ def _table_section(section: Section, context: _Context) -> list[str]:
     # the corrected verdicts in the table say so, as the list's lines do;
     # pyperf's table names the hidden benchmarks even with -q
     hidden_lines = _hidden_lines(hidden, context) or _hidden_line(hidden)
-    return _blocks(table, _adjustment_lines(shown, context), hidden_lines)
+    return join_blocks(table, _adjustment_lines(shown, context), hidden_lines)
 
 
 def _adjustment_lines(entries: Sequence[BenchmarkComparison], context: _Context) -> list[str]:
@@ -329,7 +320,7 @@ def format_compare_to(suites: Sequence[BenchmarkSuite], comparison: FinishedComp
     if not layout.quiet:
         filenames = [str(suite.filename) for suite in suites]
         file_notes = comparison.notes
-        notes = _blocks(
+        notes = join_blocks(
             chance_lines(comparison.everything.differences),
             ignored_lines(comparison.suite, filenames),
             build_lines(file_notes, layout.titles),

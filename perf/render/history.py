@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Sequence
 
-from perf.render.units import count_of, format_about, format_values, format_widths
+from perf.render.units import count_of, format_about, format_values, format_widths, join_blocks
 
 if TYPE_CHECKING:
     from perf.history.confirm import ConfirmSession
@@ -129,12 +129,7 @@ def format_timeline(timeline: Timeline) -> list[str]:
 
 def format_show(timelines: Sequence[Timeline]) -> list[str]:
     """The text of ``history show``: every timeline, a blank line between."""
-    lines: list[str] = []
-    for timeline in timelines:
-        if lines:
-            lines.append("")
-        lines += format_timeline(timeline)
-    return lines
+    return join_blocks(*(format_timeline(timeline) for timeline in timelines))
 
 
 def all_changes(timelines: Sequence[Timeline]) -> list[Change]:

@@ -1,4 +1,5 @@
-"""Formatting of numbers with units: durations, sizes, counts, dates.
+"""Formatting of numbers with units: durations, sizes, counts, dates; and
+:func:`join_blocks`, the blank line between blocks of text.
 
 The output matches pyperf's text byte for byte where users grep it
 (``22.5 ms``, ``12.3 KiB``, ``2^15``, ``1 min 2.5 sec``).
@@ -192,3 +193,12 @@ def format_values(unit: str | None, values: Sequence[Number]) -> tuple[str, ...]
 
 def format_value(unit: str | None, value: Number) -> str:
     return format_values(unit, (value,))[0]
+
+
+def join_blocks(*blocks: Sequence[str]) -> list[str]:
+    """The non-empty *blocks* of lines, an empty line between two."""
+    lines: list[str] = []
+    for block in blocks:
+        if block:
+            lines.extend(["", *block] if lines else block)
+    return lines

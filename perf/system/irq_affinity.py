@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import errno
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from perf.platform.cpus import format_cpu_list, format_cpu_mask, get_isolated_cpus, parse_cpu_mask
 from perf.system.operation import Change, Context, FileChange, Messages, Operation, ServiceChange
@@ -147,50 +147,39 @@ class IRQAffinity(Operation):
             if default is not None or irqs:
                 self.advice(messages, NOWHERE_ADVICE)
             return changes
-        others_text = format_cpu_list(others)
-        if default is not None:
-            changes.append(
-                FileChange(
-                    DEFAULT_AFFINITY,
-                    format_cpu_mask(others, like=default.text),
-                    f"Default IRQ affinity set to CPU {others_text}",
-                )
-            )
-        changes.extend(
-            FileChange(
-                irq_affinity_path(irq),
-                format_cpu_mask(others, like=mask.text),
-                f"Affinity of IRQ {irq} set to CPU {others_text}",
-                ignore_errno=(errno.EIO,),
-            )
-            for irq, mask in irqs.items()
-        )
-        return changes
+        return changes + _moves(others, default, irqs)
 
     def defaults(self, context: Context, messages: Messages) -> Sequence[Change]:
         every = set(context.all_cpus)
-        every_text = format_cpu_list(every)
-        changes: list[Change] = []
         default = self.read_mask(context, DEFAULT_AFFINITY, messages)
-        if default is not None and not every <= set(default.cpus):
-            changes.append(
-                FileChange(
-                    DEFAULT_AFFINITY,
-                    format_cpu_mask(every, like=default.text),
-                    f"Default IRQ affinity set to CPU {every_text}",
-                )
-            )
-        changes.extend(
-            FileChange(
-                irq_affinity_path(irq),
-                format_cpu_mask(every, like=mask.text),
-                f"Affinity of IRQ {irq} set to CPU {every_text}",
-                ignore_errno=(errno.EIO,),
-            )
-            for irq, mask in self.read_irqs(context).items()
-            if not every <= set(mask.cpus)
-        )
+        if default is not None and every <= set(default.cpus):
+            default = None
+        irqs = {irq: mask for irq, mask in self.read_irqs(context).items() if not every <= set(mask.cpus)}
+        changes = _moves(every, default, irqs)
         if context.services.is_active(SERVICE) is False:
             # last: it spreads the interrupts again by itself
             changes.append(ServiceChange(SERVICE, True, f"{SERVICE} service started"))
         return changes
+
+
+def _moves(cpus: Iterable[int], default: Mask | None, irqs: dict[int, Mask]) -> list[Change]:
+    """Move the default affinity (unless None) and each of *irqs* to *cpus*
+    (an IRQ that cannot move, EIO, is left where it is)."""
+    text = format_cpu_list(cpus)
+    changes: list[Change] = []
+    if default is not None:
+        changes.append(
+            FileChange(
+                DEFAULT_AFFINITY, format_cpu_mask(cpus, like=default.text), f"Default IRQ affinity set to CPU {text}"
+            )
+        )
+    changes.extend(
+        FileChange(
+            irq_affinity_path(irq),
+            format_cpu_mask(cpus, like=mask.text),
+            f"Affinity of IRQ {irq} set to CPU {text}",
+            ignore_errno=(errno.EIO,),
+        )
+        for irq, mask in irqs.items()
+    )
+    return changes

@@ -104,7 +104,7 @@ def test_a_machine_that_ran_slower_during_one_recording_is_corrected():
     adjustment = comparison.adjustment
     assert adjustment is not None and adjustment.machine_corrected
     assert adjustment.machine is not None and adjustment.machine[0] == pytest.approx(1.06, rel=0.005)
-    assert adjustment.raw_ratio == pytest.approx(plain.ratio)
+    assert adjustment.raw.ratio == pytest.approx(plain.ratio)
     assert comparison.ratio == pytest.approx(1.0, abs=0.005)
     assert comparison.verdict not in compare.DIFFERENT
     # the probe's uncertainty widens the interval

@@ -67,10 +67,6 @@ def test_quartiles_match_stdlib_inclusive_method(data: list[float]) -> None:
     assert stats.percentile(data, 0.75) == pytest.approx(q3, rel=1e-12)
 
 
-def test_geometric_mean_matches_stdlib(data: list[float]) -> None:
-    assert stats.geometric_mean(data) == pytest.approx(std.geometric_mean(data), rel=1e-12)
-
-
 # --- small cases computed by hand ------------------------------------------
 
 
@@ -180,20 +176,6 @@ def test_percentile_half_is_the_median() -> None:
 
 
 @pytest.mark.parametrize(
-    ("values", "expected"),
-    [
-        ([4.0], 4.0),
-        ([1, 4], 2.0),
-        ([2, 8], 4.0),
-        ([1, 3, 9], 3.0),
-        ([0.5, 2.0], 1.0),
-    ],
-)
-def test_geometric_mean_by_hand(values: list[float], expected: float) -> None:
-    assert stats.geometric_mean(values) == pytest.approx(expected, rel=1e-14)
-
-
-@pytest.mark.parametrize(
     ("runs", "expected"),
     [
         ([[1.0, 2.0], [], [3.0]], [1.5, 3.0]),
@@ -219,12 +201,9 @@ def test_process_means_accepts_a_generator() -> None:
         (stats.mean, [], "mean requires at least one value"),
         (stats.median, [], "median requires at least one value"),
         (stats.median_abs_dev, [], "median absolute deviation requires at least one value"),
-        (stats.geometric_mean, [], "geometric mean requires at least one value"),
         (stats.variance, [], "variance requires at least 2 values, got 0"),
         (stats.variance, [1.0], "variance requires at least 2 values, got 1"),
         (stats.stdev, [1.0], "standard deviation requires at least 2 values, got 1"),
-        (stats.geometric_mean, [1.0, 0.0], "geometric mean requires values > 0"),
-        (stats.geometric_mean, [2.0, -1.0], "geometric mean requires values > 0"),
     ],
 )
 def test_errors(function, values: list[float], message: str) -> None:

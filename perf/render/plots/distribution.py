@@ -17,21 +17,7 @@ import math
 from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
 from perf.model.benchmark import Benchmark
-from perf.render.plots.canvas import (
-    MAX_PANELS,
-    PALETTE,
-    Files,
-    add_header,
-    add_notes,
-    by_name,
-    capped_note,
-    corner_text,
-    new_figure,
-    panel_message,
-    quiet,
-    selected_names,
-    unit_axis,
-)
+from perf.render.plots import canvas
 
 if TYPE_CHECKING:
     from perf.analysis.density import AxisShape
@@ -57,7 +43,7 @@ def _draw_samples(ax: Any, samples: Sequence[_Sample], label: str, edges: Sequen
     ax.set_yticks([])
     ax.set_ylabel(label, fontsize=9)
     ax.margins(y=0.15)  # room for the counts
-    corner_text(ax, f"n = {counts}", right=True)
+    canvas.corner_text(ax, f"n = {counts}", right=True)
     spread = [sample for sample in samples if min(sample.values) != max(sample.values)]
     extent = [value for sample in samples for value in (min(sample.values), max(sample.values))]
     for sample in samples:
@@ -86,7 +72,7 @@ def _sample(title: str, colour: str, shape: AxisShape, position: int) -> _Sample
 
 
 def _distribution_panel(
-    axes: tuple[Any, Any], name: str, files: Files, found: Sequence[Benchmark | None], panel: DistributionPanel
+    axes: tuple[Any, Any], name: str, files: canvas.Files, found: Sequence[Benchmark | None], panel: DistributionPanel
 ) -> None:
     ax_values, ax_means = axes
     present = [(index, benchmark) for index, benchmark in enumerate(found) if benchmark is not None]
@@ -102,13 +88,13 @@ def _distribution_panel(
             else:
                 missing.append(f"{title}: in {benchmark.get_unit()}, not {unit}")
             continue
-        colour = PALETTE[index % len(PALETTE)]
+        colour = canvas.PALETTE[index % len(canvas.PALETTE)]
         position = panel.files.index(index)
         values.append(_sample(title, colour, panel.values, position))
         means.append(_sample(title, colour, panel.means, position))
     ax_values.set_title(name, fontsize=11, fontweight="bold")
     if not values:
-        panel_message(ax_values, "\n".join(missing) if len(files) > 1 else "no values (only calibration runs)")
+        canvas.panel_message(ax_values, "\n".join(missing) if len(files) > 1 else "no values (only calibration runs)")
         ax_means.set_axis_off()
         return
     extents = _draw_samples(ax_values, values, "values", panel.values.edges) + _draw_samples(
@@ -117,47 +103,49 @@ def _distribution_panel(
     low, high = min(extents), max(extents)
     pad = (high - low) * 0.06 or abs(low) * 0.01 or 1.0
     ax_values.set_xlim(low - pad, high + pad)
-    unit_axis(ax_means.xaxis, unit, high, 7)
+    canvas.unit_axis(ax_means.xaxis, unit, high, 7)
     ax_values.tick_params(labelbottom=False)
     if missing:
-        corner_text(ax_values, "\n".join(missing), right=False)
+        canvas.corner_text(ax_values, "\n".join(missing), right=False)
 
 
-def _file_handles(files: Files) -> list[Any]:
+def _file_handles(files: canvas.Files) -> list[Any]:
     """A patch of the colour of each file (none for a single file)."""
     from matplotlib.patches import Patch
 
     if len(files) < 2:
         return []
-    return [Patch(color=PALETTE[index % len(PALETTE)], alpha=0.6) for index in range(len(files))]
+    return [Patch(color=canvas.PALETTE[index % len(canvas.PALETTE)], alpha=0.6) for index in range(len(files))]
 
 
 _DISTRIBUTION_TITLE = "Distribution of the values and of the process means"
 
 
-def panel_names(files: Files, names: Sequence[str] | None = None) -> list[str]:
+def panel_names(files: canvas.Files, names: Sequence[str] | None = None) -> list[str]:
     """The benchmarks :func:`distribution_figure` draws: *names* (default:
     every benchmark found in any file), at most
     :data:`~perf.render.plots.canvas.MAX_PANELS`."""
-    return selected_names(files, names)[:MAX_PANELS]
+    return canvas.selected_names(files, names)[: canvas.MAX_PANELS]
 
 
-@quiet
-def distribution_figure(files: Files, names: Sequence[str] | None, panels: Mapping[str, DistributionPanel]) -> Any:
+@canvas.quiet
+def distribution_figure(
+    files: canvas.Files, names: Sequence[str] | None, panels: Mapping[str, DistributionPanel]
+) -> Any:
     """Histogram and density of the values and of the process means of the
     benchmarks *names* (default: every benchmark found in any file).
     *panels* holds the :class:`~perf.analysis.summaries.DistributionPanel`
     of each name of :func:`panel_names`."""
-    selected = selected_names(files, names)
-    shown = selected[:MAX_PANELS]
+    selected = canvas.selected_names(files, names)
+    shown = selected[: canvas.MAX_PANELS]
     columns = 1 if len(shown) <= 1 else 2
     rows = max(1, math.ceil(len(shown) / columns))
-    figure = new_figure(6.4 * columns, 3.4 * rows + 1.2)
-    add_header(figure, _DISTRIBUTION_TITLE, _file_handles(files), [title for title, _suite in files])
+    figure = canvas.new_figure(6.4 * columns, 3.4 * rows + 1.2)
+    canvas.add_header(figure, _DISTRIBUTION_TITLE, _file_handles(files), [title for title, _suite in files])
     if not shown:
-        panel_message(figure.subplots(), "no benchmark to show")
+        canvas.panel_message(figure.subplots(), "no benchmark to show")
         return figure
-    tables = [by_name(suite) for _title, suite in files]
+    tables = [canvas.by_name(suite) for _title, suite in files]
     # one grid, not subfigures: the layout of subfigures moves by a few
     # ulps from one drawing to the next, and the SVG would change
     # (and an empty row between panels keeps them apart)
@@ -170,7 +158,7 @@ def distribution_figure(files: Files, names: Sequence[str] | None, panels: Mappi
     notes = [
         "Bars: histogram; lines: Gaussian kernel density (Silverman's bandwidth). "
         "A process mean is the mean of the values of one worker process.",
-        capped_note(len(shown), len(selected), "benchmarks"),
+        canvas.capped_note(len(shown), len(selected), "benchmarks"),
     ]
-    add_notes(figure, notes)
+    canvas.add_notes(figure, notes)
     return figure

@@ -23,17 +23,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Sequence
 
-from perf.render.plots.canvas import (
-    MAX_PANELS,
-    PALETTE,
-    add_header,
-    add_notes,
-    capped_note,
-    new_figure,
-    panel_message,
-    quiet,
-    unit_axis,
-)
+from perf.render.plots import canvas
 
 if TYPE_CHECKING:
     from perf.history.timelines import Change, Timeline
@@ -54,7 +44,7 @@ __all__ = [
 #: the colour of a change by direction
 CHANGE_COLOURS = {"slower": "#d62728", "faster": "#2ca02c"}
 #: the colour of the points, and of the spikes
-POINT_COLOUR = PALETTE[0]
+POINT_COLOUR = canvas.PALETTE[0]
 SPIKE_COLOUR = "#ff7f0e"
 #: the characters of a commit id on the axis
 SHORT_ID = 8
@@ -177,13 +167,13 @@ def _summary(timeline: Timeline) -> str:
 def _history_panel(ax: Any, timeline: Timeline, panel: int) -> int:
     """Draw *timeline* in *ax*; return the step between commit labels."""
     if not timeline.commits:
-        panel_message(ax, "no commit")
+        canvas.panel_message(ax, "no commit")
         return 1
     _draw_points(ax, timeline, panel)
     _draw_changes(ax, timeline.changes, panel)
     low, high = _value_limits(timeline)
     ax.set_ylim(low, high)
-    unit_axis(ax.yaxis, timeline.unit, high, 5)
+    canvas.unit_axis(ax.yaxis, timeline.unit, high, 5)
     ax.grid(axis="y", color="#eeeeee", linewidth=0.6, zorder=0)
     return _commit_axis(ax, timeline)
 
@@ -212,17 +202,17 @@ def _panel_title(timeline: Timeline, several_machines: bool) -> str:
     return f"{timeline.benchmark} on {timeline.machine}" if several_machines else timeline.benchmark
 
 
-@quiet
+@canvas.quiet
 def history_figure(timelines: Sequence[Timeline]) -> Any:
     """The timeline of each of *timelines* (one panel each, in their
     order) with its changes and spikes."""
-    shown = list(timelines[:MAX_PANELS])
-    figure = new_figure(11.0, 2.9 * max(1, len(shown)) + 1.4)
+    shown = list(timelines[: canvas.MAX_PANELS])
+    figure = canvas.new_figure(11.0, 2.9 * max(1, len(shown)) + 1.4)
     machines = sorted({timeline.machine for timeline in timelines})
     title = "Performance history" + (f" on {machines[0]}" if len(machines) == 1 else "")
-    add_header(figure, title, *_history_legend(shown))
+    canvas.add_header(figure, title, *_history_legend(shown))
     if not shown:
-        panel_message(figure.subplots(), "no benchmark to show")
+        canvas.panel_message(figure.subplots(), "no benchmark to show")
         return figure
     axes = figure.subplots(len(shown), 1, squeeze=False)[:, 0]
     several_machines = len(machines) > 1
@@ -235,7 +225,7 @@ def history_figure(timelines: Sequence[Timeline]) -> Any:
         "x: the commits in the order of their dates; y: the mean of each commit with its 95% interval. "
         "A dashed line marks each change, with its ratio after / before.",
         f"One commit in {step} is labelled, and the first after each change." if step > 1 else "",
-        capped_note(len(shown), len(timelines), "panels (one per benchmark and machine)"),
+        canvas.capped_note(len(shown), len(timelines), "panels (one per benchmark and machine)"),
     ]
-    add_notes(figure, notes)
+    canvas.add_notes(figure, notes)
     return figure

@@ -13,21 +13,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple, Sequence
 
 from perf.model.benchmark import Benchmark
-from perf.render.plots.canvas import (
-    MAX_PANELS,
-    PALETTE,
-    Files,
-    add_header,
-    add_notes,
-    by_name,
-    capped_note,
-    corner_text,
-    new_figure,
-    panel_message,
-    quiet,
-    selected_names,
-    unit_axis,
-)
+from perf.render.plots import canvas
 from perf.render.units import count_of
 
 __all__ = ["timeline_figure"]
@@ -88,7 +74,7 @@ def _timeline_panel(ax: Any, benchmark: Benchmark, limits: tuple[float, float] |
             ax.axvline(first - 0.5, color="#bbbbbb", linewidth=0.7, zorder=1)
         if calibration:
             ax.axvspan(first - 0.5, last + 0.5, color="#eeeeee", zorder=0, linewidth=0)
-        colour = PALETTE[number % len(PALETTE)]
+        colour = canvas.PALETTE[number % len(canvas.PALETTE)]
         shown = [point._replace(value=_clip(point.value, limits)) for point in points]
         ax.plot([p.x for p in shown], [p.value for p in shown], color=colour, linewidth=0.6, alpha=0.5, zorder=2)
         # one artist per kind of marker of the run, not one per point
@@ -116,7 +102,7 @@ def _timeline_panel(ax: Any, benchmark: Benchmark, limits: tuple[float, float] |
         room = (limits[1] - limits[0]) * 0.06
         ax.set_ylim(limits[0] - room, limits[1] + room)
     ax.set_xlim(-0.5 - total * 0.01, total - 0.5 + total * 0.01)
-    unit_axis(ax.yaxis, benchmark.get_unit(), limits[1] if limits else _largest(runs), 5)
+    canvas.unit_axis(ax.yaxis, benchmark.get_unit(), limits[1] if limits else _largest(runs), 5)
     _integer_axis(ax.xaxis)
     return outside
 
@@ -152,20 +138,20 @@ def _timeline_legend() -> tuple[list[Any], list[str]]:
     return handles, labels
 
 
-@quiet
-def timeline_figure(files: Files, names: Sequence[str] | None = None) -> Any:
+@canvas.quiet
+def timeline_figure(files: canvas.Files, names: Sequence[str] | None = None) -> Any:
     """Every value (warmups marked) in run order, coloured by process."""
-    tables = [by_name(suite) for _title, suite in files]
+    tables = [canvas.by_name(suite) for _title, suite in files]
     panels: list[tuple[str, str, Benchmark]] = []
-    for name in selected_names(files, names):
+    for name in canvas.selected_names(files, names):
         for (title, _suite), table in zip(files, tables):
             if name in table:
                 panels.append((name, title, table[name]))
-    shown = panels[:MAX_PANELS]
-    figure = new_figure(10.0, (2.5 if len(shown) <= 4 else 2.1) * max(1, len(shown)) + 1.3)
-    add_header(figure, "Values in run order, one colour per process", *_timeline_legend())
+    shown = panels[: canvas.MAX_PANELS]
+    figure = canvas.new_figure(10.0, (2.5 if len(shown) <= 4 else 2.1) * max(1, len(shown)) + 1.3)
+    canvas.add_header(figure, "Values in run order, one colour per process", *_timeline_legend())
     if not shown:
-        panel_message(figure.subplots(), "no benchmark to show")
+        canvas.panel_message(figure.subplots(), "no benchmark to show")
         return figure
     axes = figure.subplots(len(shown), 1, squeeze=False)[:, 0]
     limits: dict[str, tuple[float, float] | None] = {}
@@ -177,16 +163,16 @@ def timeline_figure(files: Files, names: Sequence[str] | None = None) -> Any:
         ax.set_title(f"{name} ({title})" if several else name, fontsize=10, loc="left")
         outside += _timeline_panel(ax, benchmark, limits[name])
         if not benchmark.get_nvalue():
-            corner_text(ax, "no values (only calibration runs)", right=True)
+            canvas.corner_text(ax, "no values (only calibration runs)", right=True)
     notes = [
         "x: every warmup and value in run order; grey lines separate the worker processes.",
         f"{count_of(outside, 'warmup')} beyond the range of the values {'is' if outside == 1 else 'are'} drawn on "
         "the edge of their panel."
         if outside
         else "",
-        capped_note(len(shown), len(panels), "panels (one per benchmark and file)"),
+        canvas.capped_note(len(shown), len(panels), "panels (one per benchmark and file)"),
     ]
-    add_notes(figure, notes)
+    canvas.add_notes(figure, notes)
     return figure
 
 
