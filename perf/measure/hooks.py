@@ -19,7 +19,6 @@ import errno
 import os
 import sys
 from contextlib import ExitStack
-from types import TracebackType
 from typing import Any, Callable, Dict, Iterable, Mapping, Protocol, Sequence
 
 from perf.errors import UsageError
@@ -61,12 +60,7 @@ class Hook(Protocol):
 
     def __enter__(self) -> object: ...
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> object: ...
+    def __exit__(self, *exc_info: object) -> object: ...
 
     def teardown(self, metadata: Metadata) -> None: ...
 
@@ -101,12 +95,7 @@ class HookBase:
     def __enter__(self) -> None:
         pass
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         pass
 
     def teardown(self, metadata: Metadata) -> None:
@@ -129,12 +118,7 @@ class PyStats(HookBase):
     def __enter__(self) -> None:
         self._sys._stats_on()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self._sys._stats_off()
 
     def teardown(self, metadata: Metadata) -> None:
@@ -253,12 +237,7 @@ class PerfRecord(HookBase):
     def __enter__(self) -> None:
         self._command("enable")
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self._command("disable")
 
     def teardown(self, metadata: Metadata) -> None:
