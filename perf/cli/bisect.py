@@ -65,7 +65,7 @@ def add_budget_argument(parser: argparse.ArgumentParser, default: float, what: s
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from perf.history.bisect import DEFAULT_BUDGET
+    from perf.history.rounds import DEFAULT_BUDGET
 
     parser.usage = "%(prog)s GOOD BAD [options] -- ARGS..."
     parser.add_argument("good", metavar="GOOD", help="a revision that performs well")

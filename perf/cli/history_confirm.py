@@ -141,9 +141,9 @@ def _progress(pair: tuple[str, str]) -> ConfirmEvents:
 def confirm(args: argparse.Namespace, found: Sequence[Timeline]) -> tuple[list[Timeline], str | None]:
     """*found* with only the changes a re-measurement confirms, and the
     summary line (None when there was no change to re-measure)."""
-    from perf.history.confirm import CONFIRMED, DEFAULT_BUDGET, compare_commits
+    from perf.history.confirm import CONFIRMED, compare_commits
     from perf.history.git import Repository, short
-    from perf.history.rounds import Budget
+    from perf.history.rounds import DEFAULT_BUDGET, Budget
 
     repository = Repository(args.repo)
     changes = [change for timeline in found for change in timeline.changes]
