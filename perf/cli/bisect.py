@@ -51,8 +51,10 @@ def parse_duration(text: str) -> float:
     return total
 
 
-def add_budget_argument(parser: argparse.ArgumentParser, default: float, what: str) -> None:
-    """``--budget DURATION``: ``args.budget`` in seconds."""
+def add_budget_argument(parser: argparse.ArgumentParser, what: str, default: float | None = None) -> None:
+    """``--budget DURATION``: ``args.budget`` in seconds (*default*: None
+    tells a budget given from none; the default shown is the one used)."""
+    from perf.history.rounds import DEFAULT_BUDGET
     from perf.render.bisect import format_duration
 
     parser.add_argument(
@@ -60,12 +62,12 @@ def add_budget_argument(parser: argparse.ArgumentParser, default: float, what: s
         type=parse_duration,
         default=default,
         metavar="DURATION",
-        help=f"wall time {what} at most, such as 20m, 900s or 1h (default: {format_duration(default)})",
+        help=f"wall time {what} at most, such as 20m, 900s or 1h (default: {format_duration(DEFAULT_BUDGET)})",
     )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from perf.history.bisect import DEFAULT_BUDGET
+    from perf.history.rounds import DEFAULT_BUDGET
 
     parser.usage = "%(prog)s GOOD BAD [options] -- ARGS..."
     parser.add_argument("good", metavar="GOOD", help="a revision that performs well")
@@ -79,7 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         help="the benchmark to follow (default: the one whose BAD/GOOD interval lies furthest from 1)",
     )
-    add_budget_argument(parser, DEFAULT_BUDGET, "the bisection measures")
+    add_budget_argument(parser, "the bisection measures", DEFAULT_BUDGET)
     parser.add_argument("--json", metavar="FILE", help='write {"first_bad": SHA or null, "steps": [...]} to FILE')
     parser.add_argument("--replace", action="store_true", help="replace the --json FILE if it exists")
     parser.epilog = (

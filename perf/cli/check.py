@@ -18,8 +18,7 @@ HELP = "Check whether each benchmark seems stable."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
-    parser.add_argument("-q", "--quiet", action="store_true", help="accepted for compatibility (no effect)")
+    add_input_arguments(parser, "accepted for compatibility (no effect)")
 
 
 def run(args: argparse.Namespace) -> int:

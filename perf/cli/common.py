@@ -45,9 +45,11 @@ def add_correction_argument(parser: argparse.ArgumentParser, prefix: str = "") -
     )
 
 
-def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+def add_input_arguments(parser: argparse.ArgumentParser, quiet: str = "hide the stability warnings") -> None:
+    """FILE..., ``-b NAME`` and ``-q`` (what *quiet* hides)."""
     parser.add_argument("filenames", metavar="FILE", nargs="+", help="result file (.json, .json.gz, - for stdin)")
     add_benchmark_argument(parser)
+    parser.add_argument("-q", "--quiet", action="store_true", help=quiet)
 
 
 #: lines written at once by print_lines(): a few KB, less than a pipe holds,

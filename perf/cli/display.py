@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO, Union
 
 from perf.measure.child.tasks import Task
@@ -66,7 +65,6 @@ class ProgressLine:
         self.prefix = prefix
         self.tty = self.stream.isatty()
         self.printed = False
-        self.started = time.monotonic()
 
     def update(self, progress: Any) -> None:
         """Called by the manager after each worker (a ``Progress``)."""
@@ -102,15 +100,11 @@ class ProgressLine:
     def _worker_stderr(self, stderr: str) -> None:
         """A worker's stderr (the benchmarked code's warnings), above the line."""
         if stderr.strip():
-            self._clear()
+            self.close()
             self.stream.write(stderr if stderr.endswith("\n") else stderr + "\n")
 
-    def _clear(self) -> None:
-        if self.printed:
-            self.stream.write("\r\x1b[K" if self.tty else "\n")
-            self.printed = False
-
     def close(self) -> None:
+        """End the line (a new line after the dots), if one is shown."""
         if self.printed:
             self.stream.write("\r\x1b[K" if self.tty else "\n")
             self.stream.flush()

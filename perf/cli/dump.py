@@ -12,10 +12,7 @@ HELP = "Display every run: calibration, warmups and values."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
-    parser.add_argument(
-        "-q", "--quiet", action="store_true", help="hide calibration runs, warmups and the stability warnings"
-    )
+    add_input_arguments(parser, "hide calibration runs, warmups and the stability warnings")
     parser.add_argument("-v", "--verbose", action="store_true", help="also print the metadata of each run")
     parser.add_argument("--raw", action="store_true", help="print raw values (multiplied by the loop iterations)")
 

@@ -32,7 +32,6 @@ HELP = "Render a text histogram of the values."
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
-    parser.add_argument("-q", "--quiet", action="store_true", help="hide the stability warnings")
     parser.add_argument(
         "-n",
         "--bins",

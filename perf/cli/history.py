@@ -52,5 +52,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # changes --confirm and record measure the command given after --
+    if args.action not in ("changes", "record") and getattr(args, "trailing", None) is not None:
+        from perf.errors import UsageError
+
+        raise UsageError(f"history {args.action} takes no command after --: {' '.join(args.trailing)}")
     status: int = importlib.import_module(ACTIONS[args.action]).run(args)
     return status

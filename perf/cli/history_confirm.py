@@ -37,7 +37,7 @@ NOT_MEASURED = "not measured"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from perf.cli.bisect import add_measure_arguments, parse_duration
+    from perf.cli.bisect import add_budget_argument, add_measure_arguments
 
     parser.add_argument(
         "--confirm",
@@ -45,12 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="re-measure the commits around each change, together, and keep the confirmed ones (needs -- ARGS)",
     )
     add_measure_arguments(parser)
-    parser.add_argument(
-        "--budget",
-        type=parse_duration,
-        metavar="DURATION",
-        help="wall time --confirm measures at most, such as 20m, 900s or 1h (default: 20m)",
-    )
+    add_budget_argument(parser, "--confirm measures")
 
 
 def check(args: argparse.Namespace) -> None:
@@ -141,9 +136,9 @@ def _progress(pair: tuple[str, str]) -> ConfirmEvents:
 def confirm(args: argparse.Namespace, found: Sequence[Timeline]) -> tuple[list[Timeline], str | None]:
     """*found* with only the changes a re-measurement confirms, and the
     summary line (None when there was no change to re-measure)."""
-    from perf.history.confirm import CONFIRMED, DEFAULT_BUDGET, compare_commits
+    from perf.history.confirm import CONFIRMED, compare_commits
     from perf.history.git import Repository, short
-    from perf.history.rounds import Budget
+    from perf.history.rounds import DEFAULT_BUDGET, Budget
 
     repository = Repository(args.repo)
     changes = [change for timeline in found for change in timeline.changes]

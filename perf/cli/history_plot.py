@@ -64,10 +64,7 @@ def load_timelines(args: argparse.Namespace) -> list[Timeline]:
 
 def run(args: argparse.Namespace) -> int:
     from perf.cli.plot import check_output, output_format, wrote_line
-    from perf.errors import UsageError
 
-    if args.trailing is not None:
-        raise UsageError(f"history plot takes no command after --: {' '.join(args.trailing)}")
     fmt = output_format(args.output)
     check_output(args.output, args.replace)
     from perf.render.plots import canvas

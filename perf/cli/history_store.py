@@ -161,8 +161,6 @@ def run(args: argparse.Namespace) -> int:
         from perf.cli.history_confirm import check
 
         check(args)
-    elif getattr(args, "trailing", None) is not None:
-        raise UsageError(f"history {args.action} takes no command after --: {' '.join(args.trailing)}")
     if args.action == "add":
         lines = _add(args)
     elif args.action == "reindex":

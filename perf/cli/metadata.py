@@ -16,7 +16,6 @@ HELP = "Display the metadata of each benchmark."
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
-    parser.add_argument("-q", "--quiet", action="store_true", help="hide the stability warnings")
 
 
 def run(args: argparse.Namespace) -> int:

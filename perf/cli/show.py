@@ -38,8 +38,7 @@ HELP = "Display the result of each benchmark: mean and standard deviation."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
-    parser.add_argument("-q", "--quiet", action="store_true", help="print only the results, no stability warnings")
+    add_input_arguments(parser, "print only the results, no stability warnings")
     parser.add_argument("-d", "--dump", action="store_true", help="also print every run's values")
     parser.add_argument("-m", "--metadata", action="store_true", help="also print the metadata")
     parser.add_argument("-g", "--hist", action="store_true", help="also print a histogram of the values")

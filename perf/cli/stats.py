@@ -24,7 +24,6 @@ HELP = "Compute statistics: duration, runs, min, median, mean, max, percentiles,
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
-    parser.add_argument("-q", "--quiet", action="store_true", help="hide the stability warnings")
 
 
 def run(args: argparse.Namespace) -> int:

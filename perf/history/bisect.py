@@ -62,10 +62,6 @@ from perf.history.worktrees import BuildEvents
 
 #: candidates measured with GOOD and BAD in each step (they split the range in 4)
 ARITY = 3
-#: the default budget: seconds of wall time
-DEFAULT_BUDGET = 20 * 60.0
-#: the fewest rounds worth a session
-MIN_ROUNDS = 3
 #: the confidence of the intervals that decide: GOOD and BAD differ, a
 #: candidate is like one of them.  Looked at after every session, 95 %
 #: intervals gave 6 wrong answers in 150 bisections of a fake machine with

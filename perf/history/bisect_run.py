@@ -16,7 +16,6 @@ from typing import Callable, Sequence
 from perf.errors import UsageError
 from perf.history.bisect import (
     ARITY,
-    DEFAULT_BUDGET,
     GIVEN,
     BisectEvents,
     BisectResult,
@@ -27,7 +26,7 @@ from perf.history.bisect import (
 )
 from perf.history.bisect_search import Search
 from perf.history.git import Repository
-from perf.history.rounds import Measured
+from perf.history.rounds import DEFAULT_BUDGET
 from perf.history.worktrees import CommitMeasurer, MeasuredCommand
 
 
@@ -75,26 +74,9 @@ def bisect(
         if benchmark is not None and benchmark not in names:
             raise UsageError(f"-b {benchmark}: the script has no such benchmark (its benchmarks: {', '.join(names)})")
         return bisect_commits(
-            good, commits, measuring(measurer, names), repository.subject, rounds=command.plan.options.processes,
+            good, commits, measurer.measure, repository.subject, rounds=command.plan.options.processes,
             budget=budget, benchmark=benchmark, events=_Releasing(measurer, reporter),
         )  # fmt: skip
-
-
-def measuring(measurer: CommitMeasurer, names: Sequence[str]) -> Measure:
-    """The sessions of *measurer* as a :data:`Measure` (*names*: the
-    script's benchmarks), each with its wall time."""
-    import time
-
-    def measure(session: Sequence[str], benchmarks: Sequence[str] | None, count: int) -> Measured:
-        start = time.monotonic()
-        for commit in session:
-            measurer.side(commit)  # worktrees and builds: the setup
-        ready = time.monotonic()
-        results = measurer.rounds(session, benchmarks, count)
-        chosen = names if benchmarks is None else benchmarks
-        return Measured(dict(zip(chosen, results)), time.monotonic() - ready, ready - start)
-
-    return measure
 
 
 class _Releasing(BisectEvents):

@@ -26,7 +26,6 @@ from perf.history.bisect import (
     DECISION_CONFIDENCE,
     DIFFERENT,
     GOOD,
-    MIN_ROUNDS,
     ONLY,
     UNDECIDED,
     BisectEvents,
@@ -44,7 +43,7 @@ from perf.history.bisect import (
     split,
 )
 from perf.history.git import short
-from perf.history.rounds import LIKELY, Budget, Measured, Rounds, Waiting, half_width_of, rounds_needed
+from perf.history.rounds import LIKELY, MIN_ROUNDS, Budget, Measured, Rounds, Waiting, half_width_of, rounds_needed
 
 #: why a bisection stops undecided, and the estimate of what would decide it
 Stop = tuple[str, "Estimate | None"]

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 from perf.analysis.compare import DEFAULT_MARGIN, FASTER, INCONCLUSIVE, NO_CHANGE, SLOWER, Comparison
 from perf.analysis.outlook import decisive_half_width, outlook
-from perf.history.rounds import LIKELY, Budget, Measured, Rounds, Waiting, half_width_of
+from perf.history.rounds import DEFAULT_BUDGET, LIKELY, MIN_ROUNDS, Budget, Measured, Rounds, Waiting, half_width_of
 
 if TYPE_CHECKING:
     from perf.history.git import Repository
@@ -37,10 +37,6 @@ if TYPE_CHECKING:
 
 #: sessions measured at most for one pair of commits while inconclusive
 MAX_SESSIONS = 3
-#: the default budget of a --confirm run: seconds of wall time
-DEFAULT_BUDGET = 20 * 60.0
-#: the fewest rounds worth a session
-MIN_ROUNDS = 3
 
 CONFIRMED = "confirmed"
 REFUTED = "refuted"
@@ -212,8 +208,6 @@ def compare_commits(
     *args*) and compare each of *benchmarks* that the script has (default:
     all of them), *after* against *before* (paired by round: above 1,
     *after* is slower); see :func:`remeasure`."""
-    import time
-
     from perf.history.worktrees import CommitMeasurer, parse_command
 
     pair = (repository.resolve(before), repository.resolve(after))
@@ -225,13 +219,4 @@ def compare_commits(
     with CommitMeasurer(repository, command, build_command, events, ("perf", "history", "changes")) as measurer:
         names = measurer.benchmarks(pair[0])
         chosen = [name for name in (names if benchmarks is None else benchmarks) if name in names]
-
-        def measure(commits: Sequence[str], pending: Sequence[str], count: int) -> Measured:
-            start = time.monotonic()
-            for commit in commits:
-                measurer.side(commit)
-            ready = time.monotonic()
-            results = measurer.rounds(commits, pending, count)
-            return Measured(dict(zip(pending, results)), time.monotonic() - ready, ready - start)
-
-        return remeasure(pair, chosen, measure, rounds=rounds, budget=budget, events=confirm_events)
+        return remeasure(pair, chosen, measurer.measure, rounds=rounds, budget=budget, events=confirm_events)

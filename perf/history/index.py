@@ -200,34 +200,14 @@ def insert(connection: sqlite3.Connection, entry: IndexEntry) -> None:
     cursor = connection.execute(
         "INSERT INTO recordings (path, sidecar, sha256, commit_id, date, timestamp, branch, machine, added, sort_key)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            recording.path,
-            entry.sidecar,
-            recording.sha256,
-            recording.commit,
-            recording.date,
-            recording.timestamp,
-            recording.branch,
-            recording.machine,
-            recording.added,
-            entry.sort_key,
-        ),
+        (recording.path, entry.sidecar, *recording[1:], entry.sort_key),
     )
     identifier = cursor.lastrowid
     connection.executemany(
         f"INSERT INTO points ({_POINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        # the numbers packed as array('d') bytes
         [
-            (
-                identifier,
-                point.benchmark,
-                point.unit,
-                array("d", point.means).tobytes(),
-                array("d", point.probes).tobytes(),
-                point.probe_source,
-                point.session,
-                array("d", point.rounds).tobytes(),
-                array("d", point.shares).tobytes(),
-            )
+            (identifier, *(array("d", v).tobytes() if isinstance(v, tuple) else v for v in point))
             for point in entry.points
         ],
     )

@@ -159,18 +159,9 @@ class _Progress(SessionEvents):
         elapsed = self.clock.since_first()
         left = time_left(elapsed, done, total - done, self.total / self.rounds)
         round_ = min(self.rounds, math.ceil(self.done * self.rounds / self.total))
+        stderr = progress.output.stderr
         self.events.progress(
-            RecordProgress(
-                self.commits[side],
-                round_,
-                self.rounds,
-                *self.position,
-                done,
-                total,
-                elapsed,
-                left,
-                progress.output.stderr,
-            )
+            RecordProgress(self.commits[side], round_, self.rounds, *self.position, done, total, elapsed, left, stderr)
         )
 
 

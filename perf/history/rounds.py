@@ -43,6 +43,10 @@ if TYPE_CHECKING:
 
 #: (session number, round in that session)
 Key = tuple[int, int]
+#: the default budget of ``perf bisect`` and ``--confirm``: seconds of wall time
+DEFAULT_BUDGET = 20 * 60.0
+#: the fewest rounds worth a session
+MIN_ROUNDS = 3
 #: the share of the distance to a decision that the half-width must reach
 #: for a decision to be likely (the estimates of the time needed)
 LIKELY = 2 / 3

@@ -257,6 +257,6 @@ def timelines(
             if detect:
                 result.append(build_timeline(name, machine_name, unit, entries, drift))
             else:
-                groups = _commit_groups(entries)
-                result.append(Timeline(name, machine_name, unit, tuple(_point(group) for group in groups), (), ()))
+                points = tuple(_point(group) for group in _commit_groups(entries))
+                result.append(Timeline(name, machine_name, unit, points, (), ()))
     return sorted(result, key=lambda timeline: (timeline.benchmark, timeline.machine))

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 from perf.errors import UsageError
 from perf.history.git import Repository, build, short
+from perf.history.rounds import Measured
 
 if TYPE_CHECKING:
     from perf.measure.options import GivenBudget, RunMode, RunOptions
@@ -148,7 +149,6 @@ class CommitMeasurer:
         self.events = events or BuildEvents()
         #: how the CPU lock describes this run to another one that waits
         self.lock_command = tuple(lock_command)
-        self._stack = contextlib.ExitStack()
         self._worktrees: dict[str, tuple[contextlib.ExitStack, Side]] = {}
         self._locked: Session | None = None
         #: the options of every session after the first: its calibrated
@@ -211,7 +211,7 @@ class CommitMeasurer:
             sides = tuple(side._replace(options=options) for side in sides)
         extra = self.command.extra
 
-        plan = RunPlan(options or self._pinned or self.command.plan.options, sides, {})
+        plan = RunPlan(options or self.command.plan.options, sides, {})
         session = Session(
             plan, extend_command=lambda command: command.extend(extra), events=events, lock_command=self.lock_command
         )
@@ -279,3 +279,17 @@ class CommitMeasurer:
             if name not in self._loops and result[0].get_runs():
                 self._loops[name] = int(result[0].get_runs()[-1].get_loops())
         return results
+
+    def measure(self, commits: Sequence[str], benchmarks: Sequence[str] | None, count: int) -> Measured:
+        """One session of :meth:`rounds` (*count* rounds of *benchmarks*,
+        default: all), each benchmark's results by name, with its wall time:
+        the workers', and the setup's before them (worktrees and builds)."""
+        import time
+
+        start = time.monotonic()
+        for commit in commits:
+            self.side(commit)
+        ready = time.monotonic()
+        results = self.rounds(commits, benchmarks, count)
+        chosen = self.benchmarks(commits[0]) if benchmarks is None else benchmarks
+        return Measured(dict(zip(chosen, results)), time.monotonic() - ready, ready - start)
