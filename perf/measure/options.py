@@ -8,7 +8,7 @@
 (:func:`perf.measure.protocol.worker_arguments`).
 :func:`check_options` completes and checks the options that go
 together; what needs this machine (:mod:`perf.measure.child.checks`) or
-another interpreter (:mod:`perf.measure.parent.plan`) comes after.
+another interpreter (:mod:`perf.measure.plan`) comes after.
 
 Must not: spawn processes, print, exit, or import the parent or child side.
 """
