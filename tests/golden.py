@@ -23,7 +23,7 @@ import sys
 
 import pytest
 
-from perf.analysis.checks import PYPERF_CODES, check_benchmark, is_warning
+from perf.analysis.checks import PYPERF_CODES, Level, check_benchmark
 from perf.cli.main import main
 from perf.render.checks import WARNING_TITLE, format_check, warning_summary_line
 from perf.storage import files
@@ -89,7 +89,7 @@ def summarised_pyperf_output(name, command):
     suite = files.load(path)
     warned = []
     for benchmark in suite:
-        warnings = [check for check in check_benchmark(benchmark) if is_warning(check)]
+        warnings = [check for check in check_benchmark(benchmark) if check.level is Level.WARNING]
         if warnings:
             warned.append((benchmark, warnings))
     lines = pyperf_output(name, command).splitlines()

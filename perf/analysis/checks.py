@@ -110,7 +110,6 @@ __all__ = [
     "Level",
     "Check",
     "check_benchmark",
-    "is_warning",
 ]
 
 
@@ -182,11 +181,6 @@ MIN_OUTLIER_PROCESSES = 4
 LOOP_OVERHEAD_FRACTION = 0.10
 #: the half-width of the interval of the mean the precision check aims at
 PRECISION = 0.01
-
-
-def is_warning(check: Check) -> bool:
-    """True when *check* says the result may be unstable."""
-    return check.level is Level.WARNING
 
 
 def check_benchmark(benchmark: Benchmark, check_too_many_processes: bool = False) -> list[Check]:

@@ -78,26 +78,13 @@ class Method:
     SUITE: Final = "geometric mean"
 
 
-SLOWER = Verdict.SLOWER
-FASTER = Verdict.FASTER
-SMALL_CHANGE = Verdict.SMALL_CHANGE
-NO_CHANGE = Verdict.NO_CHANGE
-INCONCLUSIVE = Verdict.INCONCLUSIVE
-VERDICTS = Verdict.ALL
+SLOWER, FASTER, SMALL_CHANGE, NO_CHANGE, INCONCLUSIVE = VERDICTS = Verdict.ALL
 #: verdicts that say the benchmarks differ (the interval excludes 1)
 DIFFERENT = frozenset({SLOWER, FASTER, SMALL_CHANGE})
-
-WELCH = Method.WELCH
-PAIRED = Method.PAIRED
-RANKS = Method.RANKS
-SIGNED_RANKS = Method.SIGNED_RANKS
-SUITE = Method.SUITE
-
-#: default equivalence margin: differences under 1 % do not matter
+WELCH, PAIRED, RANKS, SIGNED_RANKS, SUITE = Method.WELCH, Method.PAIRED, Method.RANKS, Method.SIGNED_RANKS, Method.SUITE
 DEFAULT_MARGIN = Verdict.DEFAULT_MARGIN
 #: the most processes per side ever suggested
 MAX_SUGGESTED_PROCESSES = 10_000
-
 
 #: why the machine's speed was not corrected for although both recordings
 #: carry speed probes (:attr:`Adjustment.machine_skipped`)

@@ -14,7 +14,7 @@ import datetime
 import itertools
 import math
 import operator
-from typing import IO, Any, Callable, Mapping, Optional, Sequence, Union
+from typing import IO, Any, Callable, Mapping, Optional, Sequence, TypeVar, Union
 
 from perf.analysis import statistics
 from perf.errors import IncompatibleRunError, ResultError, UsageError
@@ -31,6 +31,7 @@ from perf.model.metadata import (
 from perf.model.run import Number, Run
 
 PathOrFile = Union[str, bytes, "IO[str]"]
+T = TypeVar("T")
 Dates = Optional[tuple[datetime.datetime, datetime.datetime]]
 
 #: z-score of a two-sided 95 % interval, and the interval width (1 % of the
@@ -146,27 +147,24 @@ class Benchmark:
         """Number of runs, calibration runs included."""
         return len(self._runs)
 
-    def _cached(self, name: str, compute: Callable[[], Any]) -> Any:
+    def _cached(self, name: str, compute: Callable[[], T]) -> T:
         """``compute()``, computed once until the runs change."""
         try:
-            return self._cache[name]
+            value: T = self._cache[name]
         except KeyError:
             value = self._cache[name] = compute()
-            return value
+        return value
 
     def get_name(self) -> str:
-        name: str = self._cached("name", lambda: str(self._runs[0]._get("name")))
-        return name
+        return self._cached("name", lambda: str(self._runs[0]._get("name")))
 
     def get_unit(self) -> str:
-        unit: str = self._cached("unit", lambda: str(self._runs[0]._get("unit", DEFAULT_UNIT)))
-        return unit
+        return self._cached("unit", lambda: str(self._runs[0]._get("unit", DEFAULT_UNIT)))
 
     def get_clock(self) -> str:
         """``'wall'`` or ``'cpu'`` (``--clock``): the clock that timed the
         values (equal in every run: a checked key)."""
-        clock: str = self._cached("clock", lambda: str(self._runs[0]._get("clock", DEFAULT_CLOCK)))
-        return clock
+        return self._cached("clock", lambda: str(self._runs[0]._get("clock", DEFAULT_CLOCK)))
 
     # --- metadata -------------------------------------------------------
 
@@ -211,8 +209,7 @@ class Benchmark:
                 return first
             return math.fsum(values) / len(values)
 
-        value: Number = self._cached(name, compute)
-        return value
+        return self._cached(name, compute)
 
     def get_loops(self) -> Number:
         return self._run_property("loops", lambda runs: list(map(int, _run_metadata(runs, "loops", 1))))
@@ -250,17 +247,14 @@ class Benchmark:
         the values; sorting them once serves them all, and the sort inside
         each of them then meets sorted input, which costs one pass.
         """
-        ordered: list[Number] = self._cached("sorted_values", lambda: sorted(self.get_values()))
-        return ordered
+        return self._cached("sorted_values", lambda: sorted(self.get_values()))
 
     def get_total_duration(self) -> float:
-        duration: float = self._cached("duration", lambda: math.fsum(run.get_duration() for run in self._runs))
-        return duration
+        return self._cached("duration", lambda: math.fsum(run.get_duration() for run in self._runs))
 
     def get_dates(self) -> Dates:
         """``(start, end)``: first run date and last run date + its duration."""
-        dates: Dates = self._cached("dates", lambda: _dates_of(self._runs))
-        return dates
+        return self._cached("dates", lambda: _dates_of(self._runs))
 
     # --- statistics -------------------------------------------------------
 
@@ -299,10 +293,7 @@ class Benchmark:
 
     def get_process_means(self) -> list[float]:
         """Mean of each run's values: the unit of every confidence interval."""
-        means: list[float] = self._cached(
-            "process_means", lambda: statistics.process_means(run._values for run in self._runs)
-        )
-        return list(means)
+        return list(self._cached("process_means", lambda: statistics.process_means(run._values for run in self._runs)))
 
     def required_nprocesses(self) -> int | None:
         """Processes needed for a 95 % confidence interval of 1 % of the mean.

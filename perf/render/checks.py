@@ -68,10 +68,6 @@ def _stdev(check: Check, benchmark: Benchmark) -> str:
     )
 
 
-def _sample_size(check: Check, benchmark: Benchmark) -> str:
-    return "Not enough samples to get a stable result (95% certainty of less than 1% variation)"
-
-
 def _min_max(check: Check, benchmark: Benchmark) -> str:
     value, percent, mean = check.values
     name = "minimum" if check.code == "min" else "maximum"
@@ -84,14 +80,6 @@ def _min_max(check: Check, benchmark: Benchmark) -> str:
 def _short_raw(check: Check, benchmark: Benchmark) -> str:
     (shortest,) = check.values
     return f"the shortest raw value is only {benchmark.format_value(shortest)}"
-
-
-def _too_many_runs(check: Check, benchmark: Benchmark) -> str:
-    required, _nprocesses = check.values
-    return (
-        "Benchmark was run more times than necessary to get a stable result.\n"
-        f"Consider passing processes={required:d} to the Runner constructor to save time."
-    )
 
 
 def _value_outliers(check: Check, benchmark: Benchmark) -> str:
@@ -110,22 +98,6 @@ def _process_outlier(check: Check, benchmark: Benchmark) -> str:
     return f"the mean of process {process} was {difference} than the median of process means"
 
 
-def _first_value_outlier(check: Check, benchmark: Benchmark) -> str:
-    count, nprocesses, warmups = check.values
-    return (
-        f"the first value of a process is an outlier in {count} of {nprocesses} processes: "
-        f"consider --warmups {warmups} or more"
-    )
-
-
-def _no_steady_state(check: Check, benchmark: Benchmark) -> str:
-    count, nprocesses = check.values
-    return (
-        f"{count} of {nprocesses} processes found no steady state: their values were still changing "
-        "at the end of the process (run more values per process, or look for a slowdown)"
-    )
-
-
 def _steady_state_mix(check: Check, benchmark: Benchmark) -> str:
     return "steady state: " + ", ".join(f"{count} {kind}" for kind, count in check.values)
 
@@ -136,10 +108,6 @@ def _precision(check: Check, benchmark: Benchmark) -> str:
     if half_width > 1.0:
         text += f"; about {needed} processes would make it +-1%"
     return text
-
-
-def _incomplete(check: Check, benchmark: Benchmark) -> str:
-    return incomplete_notice(check)
 
 
 def _incomplete_prefix(where: str | None) -> str:
@@ -185,15 +153,6 @@ def incomplete_benchmarks_notice(names: Sequence[str], shown: int, where: str | 
     return f"{_incomplete_prefix(where)}{which} benchmarks {verb} from a run that stopped early: {named}"
 
 
-def _lost_cpu(check: Check, benchmark: Benchmark) -> str:
-    count, nprocesses, switches = check.values
-    return (
-        f"{count} of {nprocesses} processes lost more than 5% of their time to other processes "
-        f"({switches} involuntary context switches): the machine was busy (compare_to leaves the time off "
-        "the CPU out; --clock cpu measures CPU time)"
-    )
-
-
 def _loop_overhead(check: Check, benchmark: Benchmark) -> str:
     overhead, percent = check.values
     return (
@@ -203,19 +162,27 @@ def _loop_overhead(check: Check, benchmark: Benchmark) -> str:
     )
 
 
+#: the checks whose text is a sentence with the check's values in it
+_TEMPLATES = {
+    "sample_size": "Not enough samples to get a stable result (95% certainty of less than 1% variation)",
+    "too_many_runs": "Benchmark was run more times than necessary to get a stable result.\n"
+    "Consider passing processes={0:d} to the Runner constructor to save time.",
+    "first_value_outlier": "the first value of a process is an outlier in {0} of {1} processes: "
+    "consider --warmups {2} or more",
+    "no_steady_state": "{0} of {1} processes found no steady state: their values were still changing "
+    "at the end of the process (run more values per process, or look for a slowdown)",
+    "lost_cpu": "{0} of {1} processes lost more than 5% of their time to other processes "
+    "({2} involuntary context switches): the machine was busy (compare_to leaves the time off "
+    "the CPU out; --clock cpu measures CPU time)",
+}
 _FORMATTERS: dict[str, Callable[[Check, Benchmark], str]] = {
-    "incomplete": _incomplete,
+    "incomplete": lambda check, _: incomplete_notice(check),
     "stdev": _stdev,
-    "sample_size": _sample_size,
     "min": _min_max,
     "max": _min_max,
     "short_raw": _short_raw,
-    "too_many_runs": _too_many_runs,
     "value_outliers": _value_outliers,
     "process_outlier": _process_outlier,
-    "first_value_outlier": _first_value_outlier,
-    "no_steady_state": _no_steady_state,
-    "lost_cpu": _lost_cpu,
     "steady_state_mix": _steady_state_mix,
     "loop_overhead": _loop_overhead,
     "precision": _precision,
@@ -229,6 +196,8 @@ def format_check(check: Check, benchmark: Benchmark) -> str:
     pyperf's two sentences, separated by a newline.  An unknown code raises
     :class:`ValueError`.
     """
+    if check.code in _TEMPLATES:
+        return _TEMPLATES[check.code].format(*check.values)
     try:
         formatter = _FORMATTERS[check.code]
     except KeyError:

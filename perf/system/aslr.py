@@ -10,9 +10,7 @@ Must not: print, exit, write to the system.
 
 from __future__ import annotations
 
-from typing import Sequence
-
-from perf.system.operation import Change, Context, FileChange, Messages, Operation
+from perf.system.operation import SysctlOperation
 
 PATH = "/proc/sys/kernel/randomize_va_space"
 FULL = 2
@@ -25,37 +23,18 @@ MODES = {
 }
 
 
-class ASLR(Operation):
+class ASLR(SysctlOperation):
     name = "ASLR"
+    path = PATH
+    # full randomization is also the default of Linux
+    tuned = default = FULL
+    advice_text = (
+        f"Enable full randomization (write {FULL} into {PATH}): each worker process then runs with a new memory layout"
+    )
+    action_format = "Full randomization enabled"
 
-    def available(self, context: Context) -> bool:
-        return context.sysfs.exists(PATH)
+    def parse(self, text: str) -> int | None:
+        return {str(mode): mode for mode in MODES}.get(text)
 
-    def read(self, context: Context) -> tuple[int | None, str]:
-        """The mode, or None and what went wrong."""
-        modes = {str(mode): mode for mode in MODES}
-        return self.read_value(context, PATH, modes.get)
-
-    def show(self, context: Context, messages: Messages) -> None:
-        mode, problem = self.read(context)
-        if mode is None:
-            self.error(messages, problem)
-            return
-        self.state(messages, MODES[mode])
-        if mode != FULL:
-            self.not_tuned(
-                messages,
-                f"Enable full randomization (write {FULL} into {PATH}): "
-                "each worker process then runs with a new memory layout",
-            )
-
-    def tune(self, context: Context, messages: Messages) -> Sequence[Change]:
-        # an unknown mode plans nothing: the show that follows reports it
-        mode, _ = self.read(context)
-        if mode is None or mode == FULL:
-            return ()
-        return (FileChange(PATH, str(FULL), "Full randomization enabled"),)
-
-    def defaults(self, context: Context, messages: Messages) -> Sequence[Change]:
-        # full randomization is also the default of Linux
-        return self.tune(context, messages)
+    def describe(self, value: int) -> str:
+        return MODES[value]

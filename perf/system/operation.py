@@ -146,3 +146,47 @@ class Operation:
 
     def error(self, messages: Messages, text: str) -> None:
         messages.errors.append(f"{self.name}: {text}")
+
+
+class SysctlOperation(Operation):
+    """A knob that is one integer in the kernel file *path* (a sysctl):
+    ``tune`` plans writing *tuned*, ``reset`` without a saved state
+    *default*; ``show`` reports ``state_format`` and advises *advice*."""
+
+    path: ClassVar[str]
+    tuned: ClassVar[int]
+    default: ClassVar[int]
+    advice_text: ClassVar[str]
+    state_format: ClassVar[str]
+    action_format: ClassVar[str]
+
+    def parse(self, text: str) -> int | None:
+        return int(text) if text.isascii() and text.isdigit() else None
+
+    def describe(self, value: int) -> str:
+        return self.state_format.format(value)
+
+    def available(self, context: Context) -> bool:
+        return context.sysfs.exists(self.path)
+
+    def show(self, context: Context, messages: Messages) -> None:
+        value, problem = self.read_value(context, self.path, self.parse)
+        if value is None:
+            self.error(messages, problem)
+            return
+        self.state(messages, self.describe(value))
+        if value != self.tuned:
+            self.not_tuned(messages, self.advice_text)
+
+    def _change(self, context: Context, value: int) -> Sequence[Change]:
+        # an unknown value plans nothing: the show that follows reports it
+        current, _ = self.read_value(context, self.path, self.parse)
+        if current is None or current == value:
+            return ()
+        return (FileChange(self.path, str(value), self.action_format.format(value)),)
+
+    def tune(self, context: Context, messages: Messages) -> Sequence[Change]:
+        return self._change(context, self.tuned)
+
+    def defaults(self, context: Context, messages: Messages) -> Sequence[Change]:
+        return self._change(context, self.default)

@@ -19,8 +19,8 @@ import datetime
 import json
 import os
 import tempfile
-from dataclasses import dataclass, field
-from typing import Any, Union
+from dataclasses import asdict, astuple, dataclass, field, fields
+from typing import Any, ClassVar, Union
 
 from perf.errors import SystemTuningError
 
@@ -34,41 +34,41 @@ STATE_FORMAT = "perf-system-state-1"
 class FileEntry:
     """A kernel file and its whole content before ``tune``."""
 
+    kind: ClassVar[str] = "file"
     path: str
     previous: str
-
-    @property
-    def key(self) -> str:
-        return f"file:{self.path}"
 
 
 @dataclass(frozen=True)
 class MsrEntry:
     """One bit of a model-specific register of a CPU before ``tune``."""
 
+    kind: ClassVar[str] = "msr"
     cpu: int
     register: int
     bit: int
     previous: bool
-
-    @property
-    def key(self) -> str:
-        return f"msr:{self.cpu}:{self.register:#x}:{self.bit}"
 
 
 @dataclass(frozen=True)
 class ServiceEntry:
     """A service and whether it was running before ``tune``."""
 
+    kind: ClassVar[str] = "service"
     name: str
     previous: bool
 
-    @property
-    def key(self) -> str:
-        return f"service:{self.name}"
-
 
 Entry = Union[FileEntry, MsrEntry, ServiceEntry]
+#: the "kind" of an entry in the file -> its class
+KINDS: dict[str, type[Entry]] = {kind.kind: kind for kind in (FileEntry, MsrEntry, ServiceEntry)}
+#: the JSON type of each field (exactly: a bool is no register number)
+_TYPES = {"str": str, "int": int, "bool": bool}
+
+
+def _key(entry: Entry) -> tuple[Any, ...]:
+    """What an entry is about (its file, bit or service): all but ``previous``."""
+    return (entry.kind, *astuple(entry)[:-1])
 
 
 @dataclass
@@ -79,50 +79,28 @@ class SavedState:
     #: when the first ``tune`` saved it (local time, ISO format)
     created: str = ""
 
-    def keys(self) -> set[str]:
-        return {entry.key for entry in self.entries}
-
     def add(self, entry: Entry) -> bool:
         """Add *entry* unless its file/bit/service is already recorded
         (the first ``tune`` wins); True when added."""
-        if entry.key in self.keys():
+        if _key(entry) in {_key(saved) for saved in self.entries}:
             return False
         self.entries.append(entry)
         return True
 
 
 def _encode(entry: Entry) -> dict[str, Any]:
-    if isinstance(entry, FileEntry):
-        return {"kind": "file", "path": entry.path, "previous": entry.previous}
-    if isinstance(entry, MsrEntry):
-        return {
-            "kind": "msr",
-            "cpu": entry.cpu,
-            "register": entry.register,
-            "bit": entry.bit,
-            "previous": entry.previous,
-        }
-    return {"kind": "service", "name": entry.name, "previous": entry.previous}
+    return {"kind": entry.kind, **asdict(entry)}
 
 
 def _decode(item: Any) -> Entry:
     if not isinstance(item, dict):
         raise ValueError("an entry is not an object")
     kind = item.get("kind")
-    if kind == "file" and isinstance(item.get("path"), str) and isinstance(item.get("previous"), str):
-        return FileEntry(item["path"], item["previous"])
-    if kind == "msr":
-        cpu, register, bit = (item.get(name) for name in ("cpu", "register", "bit"))
-        if (
-            all(type(value) is int for value in (cpu, register, bit))
-            and isinstance(cpu, int)
-            and isinstance(register, int)
-            and isinstance(bit, int)
-            and isinstance(item.get("previous"), bool)
-        ):
-            return MsrEntry(cpu, register, bit, item["previous"])
-    if kind == "service" and isinstance(item.get("name"), str) and isinstance(item.get("previous"), bool):
-        return ServiceEntry(item["name"], item["previous"])
+    entry_class = KINDS.get(kind) if isinstance(kind, str) else None
+    if entry_class is not None:
+        values: list[Any] = [item.get(name.name) for name in fields(entry_class)]
+        if all(type(value) is _TYPES[str(name.type)] for name, value in zip(fields(entry_class), values)):
+            return entry_class(*values)
     raise ValueError(f"invalid entry {json.dumps(item)[:80]}")
 
 

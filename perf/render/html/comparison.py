@@ -49,27 +49,6 @@ class Summary(NamedTuple):
     #: warnings on the files (other hosts or CPUs, far apart in time)
     warnings: Sequence[str] = ()
 
-    @property
-    def entries(self) -> Sequence[BenchmarkComparison]:
-        return self.comparison.entries
-
-    @property
-    def geometric_means(self) -> Sequence[Comparison] | None:
-        """The suite's geometric mean for each changed file (None: fewer
-        than 2 benchmarks)."""
-        return self.comparison.geometric_means
-
-    @property
-    def margin(self) -> float:
-        """The equivalence margin (0.01 for 1 %)."""
-        return self.comparison.margin
-
-    @property
-    def correct(self) -> bool:
-        """Separate recordings were corrected for a busy machine where
-        their workers' evidence called for it (False: ``--no-correction``)."""
-        return self.comparison.correct
-
 
 def _verdict_cell(comparison: Comparison, margin: float) -> str:
     verdict = comparison.verdict
@@ -108,18 +87,18 @@ def _summary_rows(entry: BenchmarkComparison, titles: Sequence[str], margin: flo
     return rows
 
 
-def _footer_rows(summary: Summary, titles: Sequence[str]) -> list[str]:
+def _footer_rows(comparison: FinishedComparison, titles: Sequence[str]) -> list[str]:
     """The suite's geometric mean for each changed file."""
     several = len(titles) > 1
     footer = []
-    for index, (title, mean) in enumerate(zip(titles, summary.geometric_means or ())):
+    for index, (title, mean) in enumerate(zip(titles, comparison.geometric_means or ())):
         cells = []
         if index == 0:
             span = {"rowspan": str(len(titles))} if several else {}
             cells.extend([cell("Geometric mean", **span), cell("", **span)])
         if several:
             cells.append(cell(title))
-        cells.extend([cell(""), _change_cell(mean, summary.margin), _verdict_cell(mean, summary.margin)])
+        cells.extend([cell(""), _change_cell(mean, comparison.margin), _verdict_cell(mean, comparison.margin)])
         footer.append(row(cells))
     return footer
 
@@ -130,18 +109,19 @@ def comparison_section(files: Files, summary: Summary, robust: bool) -> str:
     reference = files[0][0]
     titles = [title for title, _ in files[1:]]
     several = len(titles) > 1
-    comparisons = [comparison for entry in summary.entries for comparison in entry.comparisons]
+    finished = summary.comparison
+    comparisons = [comparison for entry in finished.entries for comparison in entry.comparisons]
     level = f"{comparisons[0].confidence * 100:g}%" if comparisons else "95%"
     headers = ["Benchmark", f"{reference} (reference)"]
     headers.extend(["File", "Mean +- std dev"] if several else [f"{titles[0]}"])
     headers.extend([f"Change [{level} CI]", "Verdict"])
-    rows = [line for entry in summary.entries for line in _summary_rows(entry, titles, summary.margin)]
-    footer = _footer_rows(summary, titles)
+    rows = [line for entry in finished.entries for line in _summary_rows(entry, titles, finished.margin)]
+    footer = _footer_rows(finished, titles)
     notes = [
-        f"Equivalence margin: +-{summary.margin * 100:g}%: a change inside it does not matter (--min-speed).",
+        f"Equivalence margin: +-{finished.margin * 100:g}%: a change inside it does not matter (--min-speed).",
         f"Mean +- std dev of all values; the change is the ratio of the geometric means of the process means, "
         f"changed / reference, with its {level} confidence interval.",
-        format_ratio_source(summary.comparison.everything, summary.correct),
+        format_ratio_source(finished.everything, finished.correct),
     ]
     methods = sorted({_METHODS.get(c.method, c.method) for c in comparisons if c.method in _METHODS})
     if methods:

@@ -140,11 +140,11 @@ _CAPTIONS = {
 def _figures(
     files: Files, figures: FigureSource, summary: Summary | None, robust: bool, panels: Mapping[str, DistributionPanel]
 ) -> str:
-    margin = summary.margin if summary is not None else Verdict.DEFAULT_MARGIN
-    correct = summary.correct if summary is not None else True
     comparison = summary.comparison if summary is not None else None
+    margin = comparison.margin if comparison is not None else Verdict.DEFAULT_MARGIN
+    correct = comparison is None or comparison.correct
     # the comparison figure draws the suite's geometric mean of 2 benchmarks or more
-    mean_on_top = summary is not None and len(summary.entries) > 1
+    mean_on_top = comparison is not None and len(comparison.entries) > 1
     # the comparison figure draws the caller's comparison, as the table does
     kinds = [COMPARISON] if comparison is not None and len(files) > 1 else []
     kinds.extend([DISTRIBUTION, TIMELINE])

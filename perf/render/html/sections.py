@@ -54,12 +54,8 @@ _PER_BENCHMARK_KEYS = frozenset({"name"})
 
 def _distinct(suite: BenchmarkSuite, key: str) -> list[str]:
     """The values of metadata *key* in the benchmarks of *suite*, each once."""
-    found: list[str] = []
-    for benchmark in suite:
-        value = benchmark.get_metadata().get(key)
-        if value is not None and format_metadata(key, value) not in found:
-            found.append(format_metadata(key, value))
-    return found
+    values = (benchmark.get_metadata().get(key) for benchmark in suite)
+    return list(dict.fromkeys(format_metadata(key, value) for value in values if value is not None))
 
 
 def _dates(suite: BenchmarkSuite) -> tuple[str, str]:
@@ -112,9 +108,8 @@ def _results_table(suite: BenchmarkSuite, findings: Mapping[str, BenchmarkFindin
 def results_section(files: Files, findings: Findings) -> str:
     """The table of results of each file (a report of one file), with the
     *findings* of its benchmarks."""
-    found = findings
     parts = [element("h2", "Results")]
-    for (title, suite), file_found in zip(files, found):
+    for (title, suite), file_found in zip(files, findings):
         if len(files) > 1:
             parts.append(element("h3", escape(title)))
         parts.append(_results_table(suite, file_found))
@@ -145,10 +140,9 @@ def _check_items(benchmark: Benchmark, found: BenchmarkFindings) -> tuple[list[s
 def stability_section(files: Files, findings: Findings) -> str:
     """The stability warnings and other findings of each benchmark (its
     *findings*)."""
-    found = findings
     parts = [element("h2", "Stability")]
     unstable = 0
-    for (title, suite), file_found in zip(files, found):
+    for (title, suite), file_found in zip(files, findings):
         for benchmark in suite:
             warnings, others = _check_items(benchmark, file_found[benchmark.get_name()])
             if not warnings and not others:
@@ -191,10 +185,7 @@ def metadata_section(files: Files) -> str:
     metadatas = [_file_metadata(suite) for _, suite in files]
     common = common_metadata(metadatas)
     parts = [element("h2", "Metadata")]
-    if len(files) > 1:
-        parts.append(element("h3", "Common to every file"))
-    else:
-        parts.append(element("h3", "Common to every benchmark"))
+    parts.append(element("h3", "Common to every file" if len(files) > 1 else "Common to every benchmark"))
     if common:
         rows = [row([cell(key), cell(format_metadata(key, common[key]))]) for key in sorted(common)]
         parts.append(table(["Key", "Value"], rows, class_="metadata"))
@@ -204,12 +195,10 @@ def metadata_section(files: Files) -> str:
         parts.append(element("h3", "Different between files"))
         keys = sorted({key for metadata in metadatas for key in metadata} - set(common))
         if keys:
-            rows = []
-            for key in keys:
-                cells = [cell(key)]
-                for metadata in metadatas:
-                    cells.append(cell(format_metadata(key, metadata[key]) if key in metadata else NONE))
-                rows.append(row(cells))
+            rows = [
+                row([cell(key), *(cell(format_metadata(key, m[key]) if key in m else NONE) for m in metadatas)])
+                for key in keys
+            ]
             parts.append(table(["Key", *(title for title, _ in files)], rows, class_="metadata-differences"))
         else:
             parts.append(element("p", "None: the files share all their common metadata."))
