@@ -38,133 +38,61 @@ class PerfBenchmarkWarning(pytest.PytestWarning):
     """A warning of perf's benchmark fixture."""
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("benchmark", "benchmark (perf: pytest-benchmark's options)")
-    add = group.addoption
-    add(
-        "--benchmark-min-time",
-        type=opts.parse_seconds,
-        default=0.000005,
-        metavar="SECONDS",
-        help="shortest value (seconds); perf's budget usually asks for more. Default: 0.000005",
-    )
-    add(
-        "--benchmark-max-time",
-        type=opts.parse_seconds,
-        default=1.0,
-        metavar="SECONDS",
-        help="most seconds of values per test, over all its worker processes. Default: 1.0",
-    )
-    add(
-        "--benchmark-min-rounds",
-        type=opts.parse_positive_int,
-        default=5,
-        metavar="NUM",
-        help="fewest values per test, over all its worker processes. Default: 5",
-    )
-    add(
-        "--benchmark-timer",
-        type=opts.parse_timer,
-        default=opts.DEFAULT_TIMER,
-        metavar="FUNC",
-        help="timer as module.function. Default: time.perf_counter",
-    )
-    add("--benchmark-calibration-precision", type=int, default=None, metavar="NUM", help="accepted, ignored")
-    add(
-        "--benchmark-warmup",
-        type=opts.parse_warmup,
-        default=None,
-        nargs="?",
-        const=True,
-        metavar="KIND",
-        help="accepted: perf always warms up (more on a JIT)",
-    )
-    add("--benchmark-warmup-iterations", type=int, default=100000, metavar="NUM", help="accepted, ignored")
-    add("--benchmark-disable-gc", action="store_true", default=False, help="disable the GC while timing")
-    add("--benchmark-skip", action="store_true", default=False, help="skip the tests that use the benchmark fixture")
-    add(
-        "--benchmark-disable",
-        action="store_true",
-        default=False,
-        help="run each benchmark function once, unmeasured (for a quick test run)",
-    )
-    add("--benchmark-enable", action="store_true", default=False, help="cancel --benchmark-disable")
-    add("--benchmark-only", action="store_true", default=False, help="skip the tests that do not benchmark")
-    add("--benchmark-save", metavar="NAME", default=None, help="save pytest-benchmark's JSON in the storage")
-    add(
-        "--benchmark-autosave",
-        action="store_true",
-        default=False,
-        help="save with a name made of the commit and the time",
-    )
-    add("--benchmark-save-data", action="store_true", default=False, help="saved files keep every value")
-    add("--benchmark-json", metavar="PATH", default=None, help="write pytest-benchmark's JSON document to PATH")
-    add(
-        "--benchmark-compare",
-        metavar="NUM|_ID",
-        nargs="?",
-        default=None,
-        const="",
-        help="compare with the last saved run, or with the saved runs whose name starts with NUM|_ID",
-    )
-    add(
-        "--benchmark-compare-fail",
-        metavar="EXPR",
-        nargs="+",
-        default=None,
-        help="fail when a field got worse than EXPR against the compared run: min:5%% or mean:0.001 (seconds)",
-    )
-    add(
-        "--benchmark-storage",
-        metavar="URI",
-        default="file://./.benchmarks",
-        help="folder of saved runs. Default: file://./.benchmarks",
-    )
-    add("--benchmark-verbose", action="store_true", default=False, help="the notes of --perf-compare too (as -v)")
-    add("--benchmark-quiet", action="store_true", default=False, help="no results table")
-    for name in (
-        "sort",
-        "group-by",
-        "columns",
-        "name",
-        "time-unit",
-        "netrc",
-        "cprofile",
-        "cprofile-loops",
-        "cprofile-top",
-    ):
-        add(f"--benchmark-{name}", default=None, metavar="VALUE", help="accepted, ignored")
-    for name in ("histogram", "cprofile-dump"):
-        add(f"--benchmark-{name}", default=None, nargs="?", const=True, metavar="PREFIX", help="accepted, ignored")
+#: pytest-benchmark's options that perf accepts and ignores: (name, nargs) with a value
+_IGNORED = (*((name, None) for name in ("sort", "group-by", "columns", "name", "time-unit", "netrc", "cprofile",
+             "cprofile-loops", "cprofile-top")), ("histogram", "?"), ("cprofile-dump", "?"))  # fmt: skip
 
-    group = parser.getgroup("perf", "perf (benchmarks measured in worker processes)")
-    group.addoption(
-        "--perf-budget",
-        default="default",
-        choices=sorted(opts.BUDGETS),
-        dest="perf_budget_name",
-        help="time against precision: fast, default or rigorous",
-    )
-    group.addoption(
-        "--perf-output",
-        metavar="FILE",
-        default=None,
-        help="write the results as a perf/pyperf JSON file (one benchmark per test)",
-    )
-    group.addoption(
-        "--perf-compare",
-        metavar="FILE",
-        default=None,
-        help="compare with an earlier --perf-output file, with compare_to's verdicts",
-    )
-    group.addoption(
-        "--perf-fail-on-slowdown",
-        metavar="PCT",
-        type=opts.parse_percent,
-        default=None,
-        help="with --perf-compare: fail when a benchmark is slower than PCT %% with its whole interval",
-    )
-    group.addoption(SPEC_OPTION, metavar="SPEC", default=None, help=argparse.SUPPRESS)
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add = parser.getgroup("benchmark", "benchmark (perf: pytest-benchmark's options)").addoption
+    flag = "store_true"
+    # fmt: off
+    add("--benchmark-min-time", type=opts.parse_seconds, default=0.000005, metavar="SECONDS",
+        help="shortest value (seconds); perf's budget usually asks for more. Default: 0.000005")
+    add("--benchmark-max-time", type=opts.parse_seconds, default=1.0, metavar="SECONDS",
+        help="most seconds of values per test, over all its worker processes. Default: 1.0")
+    add("--benchmark-min-rounds", type=opts.parse_positive_int, default=5, metavar="NUM",
+        help="fewest values per test, over all its worker processes. Default: 5")
+    add("--benchmark-timer", type=opts.parse_timer, default=opts.DEFAULT_TIMER, metavar="FUNC",
+        help="timer as module.function. Default: time.perf_counter")
+    add("--benchmark-calibration-precision", type=int, default=None, metavar="NUM", help="accepted, ignored")
+    add("--benchmark-warmup", type=opts.parse_warmup, default=None, nargs="?", const=True, metavar="KIND",
+        help="accepted: perf always warms up (more on a JIT)")
+    add("--benchmark-warmup-iterations", type=int, default=100000, metavar="NUM", help="accepted, ignored")
+    add("--benchmark-disable-gc", action=flag, default=False, help="disable the GC while timing")
+    add("--benchmark-skip", action=flag, default=False, help="skip the tests that use the benchmark fixture")
+    add("--benchmark-disable", action=flag, default=False,
+        help="run each benchmark function once, unmeasured (for a quick test run)")
+    add("--benchmark-enable", action=flag, default=False, help="cancel --benchmark-disable")
+    add("--benchmark-only", action=flag, default=False, help="skip the tests that do not benchmark")
+    add("--benchmark-save", metavar="NAME", default=None, help="save pytest-benchmark's JSON in the storage")
+    add("--benchmark-autosave", action=flag, default=False, help="save with a name made of the commit and the time")
+    add("--benchmark-save-data", action=flag, default=False, help="saved files keep every value")
+    add("--benchmark-json", metavar="PATH", default=None, help="write pytest-benchmark's JSON document to PATH")
+    add("--benchmark-compare", metavar="NUM|_ID", nargs="?", default=None, const="",
+        help="compare with the last saved run, or with the saved runs whose name starts with NUM|_ID")
+    add("--benchmark-compare-fail", metavar="EXPR", nargs="+", default=None,
+        help="fail when a field got worse than EXPR against the compared run: min:5%% or mean:0.001 (seconds)")
+    add("--benchmark-storage", metavar="URI", default="file://./.benchmarks",
+        help="folder of saved runs. Default: file://./.benchmarks")
+    add("--benchmark-verbose", action=flag, default=False, help="the notes of --perf-compare too (as -v)")
+    add("--benchmark-quiet", action=flag, default=False, help="no results table")
+    for name, nargs in _IGNORED:
+        const = True if nargs else None
+        add(f"--benchmark-{name}", default=None, nargs=nargs, const=const, metavar="PREFIX" if nargs else "VALUE",
+            help="accepted, ignored")
+
+    add = parser.getgroup("perf", "perf (benchmarks measured in worker processes)").addoption
+    add("--perf-budget", default="default", choices=sorted(opts.BUDGETS), dest="perf_budget_name",
+        help="time against precision: fast, default or rigorous")
+    add("--perf-output", metavar="FILE", default=None,
+        help="write the results as a perf/pyperf JSON file (one benchmark per test)")
+    add("--perf-compare", metavar="FILE", default=None,
+        help="compare with an earlier --perf-output file, with compare_to's verdicts")
+    add("--perf-fail-on-slowdown", metavar="PCT", type=opts.parse_percent, default=None,
+        help="with --perf-compare: fail when a benchmark is slower than PCT %% with its whole interval")
+    add(SPEC_OPTION, metavar="SPEC", default=None, help=argparse.SUPPRESS)
+    # fmt: on
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
