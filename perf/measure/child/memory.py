@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import threading
 from types import TracebackType
-from typing import TYPE_CHECKING, Callable, ClassVar, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, ClassVar, Optional
 
 from perf.errors import UsageError, WorkerError
+from perf.measure.child.metric import WallTime
 from perf.platform.optional import load_psutil
 from perf.platform.sysfs import DEFAULT, SysFS
 
@@ -208,7 +209,7 @@ class TracemallocTracker:
             raise WorkerError("tracemalloc did not trace any Python memory allocation (--tracemalloc)")
 
 
-class PeakMemory:
+class PeakMemory(WallTime):
     """``--track-memory``: a value is the peak private memory of the
     process during one sample (the task's own reading when it has one: a
     program's maximum RSS)."""
@@ -239,9 +240,6 @@ class PeakMemory:
             values=tuple(int(value) for value in samples.values),
             warmups=tuple((loops, int(value)) for loops, value in samples.warmups),
         )
-
-    def command(self, command: Sequence[str]) -> list[str]:
-        return list(command)
 
 
 class TracedMemory(PeakMemory):

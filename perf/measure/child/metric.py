@@ -1,18 +1,14 @@
 """What a worker measures: one small interface, one implementation per metric.
 
-A :class:`Metric` says how a worker takes a value from a task (it wraps
-the task's time function), in which unit the values are stored, whether
-the loops are calibrated and a value shared out between inner loops,
-whether the busy-machine evidence (CPU share, probe) applies, and how the
-worker's command line is wrapped (:meth:`Metric.command`: a metric that
-runs workers under another program says so there).  The implementations
-are :class:`WallTime` and :class:`CpuTime` here, :class:`PeakMemory` and
-:class:`TracedMemory` in :mod:`perf.measure.child.memory`;
-:data:`METRICS` registers them (``module:class``, imported when a run
-asks for it: a worker's start-up stays short) and :func:`metric_of` picks
-the one of a run's options.  A new metric is a module with a class of
-this shape and a line in :data:`METRICS` (doc/architecture.rst).  How a unit is shown is
-:mod:`perf.render.units`'s, by the unit's name.
+A :class:`Metric` says how a worker takes a value from a task, the unit
+of the values, whether loops are calibrated and a value shared out
+between inner loops, whether the busy-machine evidence applies, and how
+a worker's command line is wrapped (:meth:`Metric.command`).
+:data:`METRICS` registers the implementations by name (``module:class``,
+imported when a run asks for one: a worker's start-up stays short);
+:func:`metric_of` picks the one of a run's options.  A new metric is a
+module with such a class and a line in :data:`METRICS`
+(doc/architecture.rst).
 
 Must not: print, exit, or import the parent side.
 """
