@@ -236,11 +236,14 @@ def fake_probe(python, env):
     return PythonProbe("cpython", None)
 
 
-def parse_options(argv, *, budget=None, warmups=1, loops=0, min_time=0.1, mode="script", plan=True, program=()):
+def parse_options(
+    argv, *, budget=None, warmups=1, loops=0, min_time=0.1, mode="script", plan=True, program=(), hooks=()
+):
     """Runner options of the command line *argv*, parsed and checked as a
     bench script's Runner does (*budget*, *warmups*, *loops*, *min_time*:
-    its ``Runner(...)`` defaults); *plan*: also checked against this
-    machine and the other interpreters (probed by :func:`fake_probe`)."""
+    its ``Runner(...)`` defaults, *hooks* its hook descriptors); *plan*: also
+    checked against this machine and the other interpreters (probed by
+    :func:`fake_probe`)."""
     from perf.cli.main import ArgumentParser
     from perf.measure.arguments import add_runner_arguments
     from perf.measure.options import DEFAULT_BUDGET, GivenBudget, RunOptions, check_options
@@ -252,7 +255,8 @@ def parse_options(argv, *, budget=None, warmups=1, loops=0, min_time=0.1, mode="
     defaults = GivenBudget(budget.processes, budget.values, warmups)
     values = vars(parser.parse_args(argv))
     if not plan:
-        return check_options(RunOptions.parsed(values), mode, defaults, jit=False)
-    return plan_run(
-        values, mode, ("bench.py",), program=program, defaults=defaults, jit=False, probe=fake_probe
-    ).options
+        return check_options(RunOptions.parsed(values), mode, defaults, jit=False, hooks=hooks)
+    plan = plan_run(
+        values, mode, ("bench.py",), program=program, defaults=defaults, jit=False, hooks=hooks, probe=fake_probe
+    )
+    return plan.options

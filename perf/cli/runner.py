@@ -1,11 +1,9 @@
 """``perf.Runner``: the entry point of bench scripts, ``timeit`` and ``command``.
 
-A bench script is a command-line program: the Runner plans its run
-(:func:`perf.measure.plan.plan_run`), then is the parent (a
-:class:`~perf.measure.parent.session.Session` runs the workers, the Runner
-prints, :mod:`perf.cli.run_end` sets the exit status) or a worker.
-Keyword-compatible with ``pyperf.Runner`` (doc/compatibility.rst): a script
-written for pyperf runs unchanged with ``import perf as pyperf``.
+A bench script is a command-line program: the Runner plans its run (:func:`perf.measure.plan.plan_run`),
+then is the parent (a :class:`~perf.measure.parent.session.Session` runs the workers, the Runner prints,
+:mod:`perf.cli.run_end` sets the exit status) or a worker.  Keyword-compatible with ``pyperf.Runner``
+(doc/compatibility.rst): a script written for pyperf runs unchanged with ``import perf as pyperf``.
 """
 
 from __future__ import annotations
@@ -71,7 +69,6 @@ class Runner:
         Runner._created.add(type(self))
         from perf.collect.python import python_has_jit
         from perf.measure.arguments import add_runner_arguments
-        from perf.measure.hooks import check_hook_descriptors
 
         self._jit = python_has_jit()
         given_warmups = None if warmups is _DEFAULT_WARMUPS else AUTO if warmups is None else warmups
@@ -80,7 +77,11 @@ class Runner:
         self._show_name = show_name
         self._program_args = tuple(program_args) if program_args else (sys.argv[0],)
         self._add_cmdline_args = add_cmdline_args
-        self._hooks = check_hook_descriptors(hooks)
+        if hooks is not None:  # the hooks' module only when they are given
+            from perf.measure.hooks import check_hook_descriptors
+
+            hooks = check_hook_descriptors(hooks)
+        self._hooks = tuple(hooks or ())
         self._names: list[str] = []
         #: the task of each benchmark declared so far (built on demand: the
         #: parent reads its inner loops and metadata, and never runs it)
@@ -98,7 +99,6 @@ class Runner:
             if args is None:
                 return self.args
             raise RuntimeError("arguments already parsed")
-        from perf.measure.hooks import get_hook_names
         from perf.measure.plan import plan_run
 
         try:
@@ -110,7 +110,7 @@ class Runner:
                 program=command_program(getattr(namespace, "program", None) or ()),
                 defaults=self._defaults,
                 jit=self._jit,
-                hook_names=get_hook_names(self._hooks) if namespace.hook else None,
+                hooks=self._hooks,
             )
             self.args = namespace  # the workers' command line reads it (pyperf's add_cmdline_args)
             if not (plan.options.worker and plan.options.pipe is not None):  # a worker measuring needs no session
@@ -229,8 +229,7 @@ class Runner:
         )
 
     def _code_error_status(self) -> int:
-        """A statement that does not compile, a program not found: a usage error of
-        ``python -m perf timeit/command`` (their arguments), a failure of a script."""
+        """A bad statement or program: a usage error of timeit/command, a failure of a script."""
         return ERROR_EXIT_STATUS if self.mode == "script" else USAGE_EXIT_STATUS
 
     def _clock(self) -> Callable[[], float]:

@@ -210,11 +210,8 @@ class RunOptions(NamedTuple):
         run is planned (:func:`perf.measure.plan.plan_run`).  Raises
         :class:`~perf.errors.UsageError` with a one-line message."""
         from perf.collect.python import python_has_jit
-        from perf.measure.hooks import get_hook_names
 
-        given = cls.parsed(given_options(options))
-        hook_names = get_hook_names() if given.hook else None
-        return check_options(given, mode, GivenBudget(), jit=python_has_jit(), hook_names=hook_names)
+        return check_options(cls.parsed(given_options(options)), mode, GivenBudget(), jit=python_has_jit())
 
     @property
     def memory(self) -> bool:
@@ -302,7 +299,7 @@ def check_options(
     defaults: GivenBudget,
     *,
     jit: bool,
-    hook_names: Optional[Sequence[str]] = None,
+    hooks: Sequence[Any] = (),
 ) -> RunOptions:
     """Complete and check *options* (:meth:`RunOptions.parsed`, or the
     values of a parsed command line): the one place where the options that
@@ -311,8 +308,8 @@ def check_options(
     *defaults*: a bench script's ``Runner(...)`` budget; *jit*: whether
     this interpreter has a JIT (another interpreter's budget is completed
     when the run is planned).  *mode* ``"command"`` cannot use
-    ``--tracemalloc`` nor ``--clock cpu``.  *hook_names*: the hooks
-    ``--hook`` may name (None: not checked).  Raises
+    ``--tracemalloc`` nor ``--clock cpu``.  ``--hook`` may name the
+    installed hooks and the descriptors *hooks* (``Runner(hooks=...)``).  Raises
     :class:`~perf.errors.UsageError`."""
     if not isinstance(options, RunOptions):
         options = RunOptions.parsed(options)
@@ -334,9 +331,12 @@ def check_options(
         raise UsageError(
             f"--clock {options.clock} cannot be used with {option}: the values are memory peaks, not times"
         )
-    for name in options.hook if hook_names is not None else ():
-        if name not in hook_names:  # type: ignore[operator]
-            raise UsageError(f"--hook: unknown hook {name!r} (known: {', '.join(hook_names or ()) or 'none'})")
+    if options.hook:  # the hooks' module (and entry points) only when a hook is asked for
+        from perf.measure.hooks import get_hook_names
+
+        known = get_hook_names(hooks)
+        if unknown := [name for name in options.hook if name not in known]:
+            raise UsageError(f"--hook: unknown hook {unknown[0]!r} (known: {', '.join(known) or 'none'})")
     return options
 
 

@@ -52,7 +52,7 @@ def plan_run(
     program: Sequence[str] = (),
     defaults: GivenBudget | None = None,
     jit: bool | None = None,
-    hook_names: Sequence[str] | None = None,
+    hooks: Sequence[Any] = (),
     probe: Probe | None = None,
 ) -> RunPlan:
     """The plan of the options *given* (:meth:`RunOptions.create`, or the
@@ -62,8 +62,8 @@ def plan_run(
     script, ``("-m", "perf", "timeit")``...); *program*: the command line
     ``python -m perf command`` times (*mode* ``"command"``); *defaults*: a
     bench script's ``Runner(...)`` budget (default: none); *jit*: whether
-    this interpreter has one (default: asked); *hook_names*: the hooks
-    ``--hook`` may name (None: not checked); *probe*: runs another
+    this interpreter has one (default: asked); *hooks*: the hook
+    descriptors of ``Runner(hooks=...)``; *probe*: runs another
     interpreter once (default:
     :func:`perf.measure.parent.probe.probe_python`).  A worker gets no
     side.  Raises :class:`~perf.errors.UsageError`."""
@@ -73,7 +73,7 @@ def plan_run(
         from perf.collect.python import python_has_jit
 
         jit = python_has_jit()
-    options = check_options(given, mode, defaults or GivenBudget(), jit=jit, hook_names=hook_names)
+    options = check_options(given, mode, defaults or GivenBudget(), jit=jit, hooks=hooks)
     if not options.worker and tuple(script[:1]) in (("-c",), ("",), ("-",)):
         raise UsageError("workers re-run the bench script: save it to a file instead of using python -c or stdin")
     probes: dict[str, PythonProbe] = {}

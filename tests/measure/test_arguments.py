@@ -58,7 +58,19 @@ def test_the_options_set_per_worker_are_the_ones_the_parent_writes():
 
 
 def test_every_option_passed_on_reaches_the_worker_as_given(tmp_path):
-    argv = ["-v", "--affinity", "0", "--clock", "cpu", "--profile", str(tmp_path / "p"), "--hook", "a", "--hook", "b"]
+    argv = [
+        "-v",
+        "--affinity",
+        "0",
+        "--clock",
+        "cpu",
+        "--profile",
+        str(tmp_path / "p"),
+        "--hook",
+        "perf_record",
+        "--hook",
+        "pystats",
+    ]
     parent = parse_options(argv, plan=False)
     worker = parse_options(worker_arguments(parent, 0, 9, 6), plan=False)
     passed = [option.name for option in RUNNER_OPTIONS if option.worker in (MEASURING, RECORDING)]

@@ -163,3 +163,12 @@ def test_given_options_left_out_have_their_defaults():
     assert plan_run(
         RunOptions.create(processes=3), "script", ("bench.py",), defaults=GivenBudget(), jit=False
     ) == plan_of(["-p", "3"])
+
+
+def test_every_road_checks_the_hook_names():
+    """The Runner, the API and history plan through plan_run: an unknown
+    hook is refused before anything runs, whoever asks."""
+    with pytest.raises(UsageError, match=r"^--hook: unknown hook 'nope' \(known: .*perf_record"):
+        plan_run(RunOptions(hook=("nope",)), "script", ("bench.py",), jit=False, probe=fake_probe)
+    plan = plan_run(RunOptions(hook=("perf_record",)), "script", ("bench.py",), jit=False, probe=fake_probe)
+    assert plan.options.hook == ("perf_record",)

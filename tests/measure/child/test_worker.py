@@ -27,8 +27,8 @@ from perf.storage.files import loads_benchmark
 WORKER = ["--worker", "--loops", "0", "-n", "3", "-w", "1", "--min-time", "0.01"]
 
 
-def worker_args(*extra, argv=WORKER):
-    return parse_options([*argv, *extra], plan=False)
+def worker_args(*extra, argv=WORKER, hooks=()):
+    return parse_options([*argv, *extra], plan=False, hooks=hooks)
 
 
 class Work:
@@ -434,9 +434,8 @@ def test_hooks_wrap_every_sample_and_add_metadata():
             metadata["counting_samples"] = log.count("enter")
 
     task, clock, _ = make_task()
-    benchmark = run_task(
-        task, worker_args("--hook", "counting"), clock=clock, hook_descriptors=[Descriptor("counting", Counting)]
-    )
+    hooks = [Descriptor("counting", Counting)]
+    benchmark = run_task(task, worker_args("--hook", "counting", hooks=hooks), clock=clock, hook_descriptors=hooks)
     assert log == ["enter", "exit"] * 6  # 2 calibration steps, 1 warmup, 3 values
     metadata = benchmark.get_runs()[-1].get_metadata()
     assert metadata["counting_samples"] == 6
@@ -451,10 +450,9 @@ def test_hook_that_refuses_to_start():
             raise HookError("not here")
 
     task, clock, _ = make_task()
+    hooks = [Descriptor("refusing", Refusing)]
     with pytest.raises(WorkerError, match=re.escape("hook 'refusing' cannot be set up: not here")):
-        run_task(
-            task, worker_args("--hook", "refusing"), clock=clock, hook_descriptors=[Descriptor("refusing", Refusing)]
-        )
+        run_task(task, worker_args("--hook", "refusing", hooks=hooks), clock=clock, hook_descriptors=hooks)
 
 
 def profiled_work_calls(path):
