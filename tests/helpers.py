@@ -41,7 +41,8 @@ def runner_given(argv):
     """Runner options parsed as a bench script's parser does, not checked."""
     from perf.cli.main import ArgumentParser
     from perf.measure.arguments import add_runner_arguments
-    from perf.measure.options import DEFAULT_BUDGET, RunOptions
+    from perf.measure.options import RunOptions
+    from perf.measure.values import DEFAULT_BUDGET
 
     parser = ArgumentParser(prog="bench")
     add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)
@@ -246,8 +247,9 @@ def parse_options(
     :func:`fake_probe`)."""
     from perf.cli.main import ArgumentParser
     from perf.measure.arguments import add_runner_arguments
-    from perf.measure.options import DEFAULT_BUDGET, GivenBudget, RunOptions, check_options
+    from perf.measure.options import RunOptions, check_options
     from perf.measure.plan import plan_run
+    from perf.measure.values import DEFAULT_BUDGET, GivenBudget
 
     budget = budget or DEFAULT_BUDGET
     parser = ArgumentParser(prog="bench")

@@ -29,7 +29,8 @@ from kit.tools import alternate
 def arguments(argv: list[str]):
     from perf.cli.main import ArgumentParser
     from perf.measure.arguments import add_runner_arguments
-    from perf.measure.options import DEFAULT_BUDGET, GivenBudget, check_options
+    from perf.measure.options import check_options
+    from perf.measure.values import DEFAULT_BUDGET, GivenBudget
 
     parser = ArgumentParser(prog="bench")
     add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)

@@ -113,8 +113,8 @@ from kit.tools import shuffled_rounds
 
 from perf.analysis.intervals import mean_interval
 from perf.analysis.statistics import mean, median, percentile, variance_components
-from perf.measure.options import DEFAULT_BUDGET
 from perf.measure.parent.allocation import MAX_VALUES, MIN_VALUES, PILOT_PROCESSES
+from perf.measure.values import DEFAULT_BUDGET
 from perf.storage.files import load_benchmark
 
 FIXED = "fixed"

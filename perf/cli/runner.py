@@ -22,7 +22,8 @@ from perf.cli.main import (
 )
 from perf.errors import PerfError, UsageError
 from perf.measure.child.tasks import Task
-from perf.measure.options import AUTO, GivenBudget, RunMode, RunOptions
+from perf.measure.options import RunOptions
+from perf.measure.values import AUTO, GivenBudget, RunMode
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import DEFAULT_CLOCK
 

@@ -93,7 +93,7 @@ def parse_args(args: Sequence[str] | None, python: str | None, revisions: int) -
     """ARGS after ``--`` as the runner parses them (the budget of each
     revision: the runner's default unless given); UsageError for what a
     recording cannot run."""
-    from perf.measure.options import GivenBudget
+    from perf.measure.values import GivenBudget
 
     command = parse_command(args, python, defaults=GivenBudget())
     if revisions > 1 and command.plan.options.target_precision:

@@ -28,10 +28,11 @@ from perf.history.git import Repository, build, short
 from perf.history.rounds import Measured
 
 if TYPE_CHECKING:
-    from perf.measure.options import GivenBudget, RunMode, RunOptions
+    from perf.measure.options import RunOptions
     from perf.measure.parent.session import Session, SessionEvents
     from perf.measure.parent.sides import Side
     from perf.measure.plan import RunPlan
+    from perf.measure.values import GivenBudget, RunMode
     from perf.model.benchmark import Benchmark
 
 #: the default budget of one session: pairs of processes, values per process
@@ -77,8 +78,8 @@ def parse_command(
     ``GivenBudget()``: the runner's)."""
     from perf.collect.python import python_has_jit
     from perf.measure.arguments import parse_runner_arguments
-    from perf.measure.options import DEFAULT_BUDGET, GivenBudget
     from perf.measure.plan import plan_run
+    from perf.measure.values import DEFAULT_BUDGET, GivenBudget
 
     if not args:
         raise UsageError("missing the command to measure after --: a bench script and its options, or -m perf timeit")

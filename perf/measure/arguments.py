@@ -19,8 +19,8 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from perf.errors import UsageError
 from perf.measure import values as _values
-from perf.measure.options import MAX_PROCESSES, MIN_PROCESSES, RUNNER_OPTIONS, Budget
-from perf.measure.values import Option
+from perf.measure.options import RUNNER_OPTIONS
+from perf.measure.values import MAX_PROCESSES, MIN_PROCESSES, Budget, Option
 
 T = TypeVar("T")
 

@@ -18,11 +18,12 @@ from typing import Annotated, Any, Dict, Mapping, NamedTuple, Optional, Sequence
 
 from perf.errors import UsageError
 from perf.measure.values import (
-    AUTO,
+    COUNT_BUDGET,
+    COUNT_EXCLUDES,
     DEFAULT_BUDGET,
-    JIT_BUDGET,
     MAX_PROCESSES,
     MEASURING,
+    METRIC_NAMES,
     MIN_PROCESSES,
     PER_WORKER,
     RECORDING,
@@ -45,19 +46,6 @@ from perf.measure.values import (
 )
 from perf.measure.values import python_names as label_pair
 from perf.model.metadata import CLOCKS, DEFAULT_CLOCK
-
-__all__ = [
-    "AUTO",
-    "DEFAULT_BUDGET",
-    "JIT_BUDGET",
-    "MAX_PROCESSES",
-    "MIN_PROCESSES",
-    "Budget",
-    "GivenBudget",
-    "RunMode",
-    "RunOptions",
-    "check_options",
-]
 
 _MEMORY = dict(group="memory", worker=MEASURING)
 
@@ -160,6 +148,9 @@ class RunOptions(NamedTuple):
         "the time other processes took the CPU from it (cpu: not for python -m perf command)",
         choice(*CLOCKS), worker=MEASURING,
     )] = DEFAULT_CLOCK
+    metric: Annotated[str, Option(
+        ("--metric",), "what a value is: time (default), or instructions per loop, counted under valgrind",
+        choice(*METRIC_NAMES), worker=MEASURING)] = "time"
     tracemalloc: Annotated[bool, _switch(
         "--tracemalloc", help="measure peak traced memory instead of time", **_MEMORY)] = False
     track_memory: Annotated[bool, _switch(
@@ -213,11 +204,6 @@ class RunOptions(NamedTuple):
 
         return check_options(cls.parsed(given_options(options)), mode, GivenBudget(), jit=python_has_jit())
 
-    @property
-    def memory(self) -> bool:
-        """The values are memory peaks (``--track-memory``, ``--tracemalloc``)."""
-        return self.track_memory or self.tracemalloc
-
 
 #: every runner option, in the order of ``--help``: the row of each annotated field
 RUNNER_OPTIONS: Tuple[Option, ...] = tuple(
@@ -260,11 +246,13 @@ def budget_values(options: RunOptions, budget: Budget, warmups: Union[int, str])
     """Processes, values, warmups (and loops with --debug-single-value)
     from the presets; what *options* was given (its ``given_budget``) wins."""
     processes, values = budget
+    if options.metric != "time":
+        (processes, values), warmups = COUNT_BUDGET, 0
     completed: Dict[str, Any] = {}
     if options.rigorous:
         processes *= 2
     elif options.fast:
-        processes, values = max(processes // 2, 3), max(values * 2 // 3, 2)
+        processes, values = max(processes // 2, 3), max(values * 2 // 3, min(values, 2))
     if options.debug_single_value:
         processes, values, warmups = 1, 1, 0
         completed.update(loops=1, min_time=1e-9)
@@ -326,11 +314,12 @@ def check_options(
     _check_interpreters(options)
     if options.output and options.append:
         raise UsageError("--output and --append are mutually exclusive")
-    if options.clock != DEFAULT_CLOCK and options.memory:
+    if options.clock != DEFAULT_CLOCK and (options.track_memory or options.tracemalloc):
         option = "--track-memory" if options.track_memory else "--tracemalloc"
         raise UsageError(
             f"--clock {options.clock} cannot be used with {option}: the values are memory peaks, not times"
         )
+    _check_metric(options)
     if options.hook:  # the hooks' module (and entry points) only when a hook is asked for
         from perf.measure.hooks import get_hook_names
 
@@ -345,19 +334,28 @@ def _given(options: RunOptions) -> Tuple[str, ...]:
     return tuple(name for name in GivenBudget._fields if getattr(given, name) is not None)
 
 
+_WORKER_ONLY = ("worker_task", "pipe", "worker_list")
+
+
 def _check_calibration_flags(options: RunOptions) -> None:
-    for name in ("calibrate_loops", "recalibrate_loops", "calibrate_warmups", "recalibrate_warmups"):
-        if getattr(options, name) and not options.worker:
+    for name in ("calibrate_loops", "recalibrate_loops", "calibrate_warmups", "recalibrate_warmups", *_WORKER_ONLY):
+        if getattr(options, name) not in (None, False) and not options.worker:
             raise UsageError(f"--{name.replace('_', '-')} requires --worker")
     if options.calibrate_loops and options.loops:
         raise UsageError("--loops=N is incompatible with --calibrate-loops")
     if options.recalibrate_loops and options.loops < 1:
         raise UsageError("--recalibrate-loops requires --loops=N")
-    for name, value in (("worker-task", options.worker_task), ("pipe", options.pipe)):
-        if value is not None and not options.worker:
-            raise UsageError(f"--{name} requires --worker")
-    if options.worker_list and not options.worker:
-        raise UsageError("--worker-list requires --worker")
+
+
+def _check_metric(options: RunOptions) -> None:
+    """--metric instructions: the options it leaves no meaning to."""
+    if options.metric == "time" or options.worker:
+        return
+    given: list[str] = [name for name in ("values", "warmups") if name in _given(options)]
+    given += [name for name in ("tracemalloc", "track_memory", "profile", "adaptive_values") if getattr(options, name)]
+    if given or options.clock != DEFAULT_CLOCK:
+        option = OPTIONS_BY_NAME[(given or ["clock"])[0]].flags[-1]
+        raise UsageError(f"--metric {options.metric} cannot be used with {option}: {COUNT_EXCLUDES}")
 
 
 def check_mode(options: RunOptions, mode: RunMode) -> None:

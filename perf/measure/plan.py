@@ -19,7 +19,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Sequence
 
 from perf.errors import UsageError
-from perf.measure.options import GivenBudget, RunMode, RunOptions, check_options
+from perf.measure.options import RunOptions, check_options
+from perf.measure.values import GivenBudget, RunMode
 
 if TYPE_CHECKING:
     from perf.measure.parent.sides import Probe, PythonProbe, Side

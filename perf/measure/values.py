@@ -37,6 +37,19 @@ MIN_PROCESSES = 10
 MAX_PROCESSES = 100
 #: JIT runtimes: fewer, longer processes (each one warms up first)
 JIT_BUDGET = Budget(processes=6, values=10)
+#: ``--metric``: what a value is
+METRIC_NAMES = ("time", "instructions")
+#: --metric instructions: at most 10 samples (one count each, from two
+#: workers), stopped once the interval of the mean is within +-0.1 %, not
+#: before 2: counts of deterministic code are equal and stop there
+COUNT_BUDGET = Budget(processes=10, values=1)
+COUNT_PRECISION = 0.001
+COUNT_MIN_PROCESSES = 2
+#: why --metric instructions refuses an option
+COUNT_EXCLUDES = (
+    "a sample of counts is one loop count per pair of workers under valgrind, with no warmup (the first call "
+    "cancels out)"
+)
 
 
 class GivenBudget(NamedTuple):

@@ -11,10 +11,10 @@ import pytest
 
 from perf.cli.main import ArgumentParser
 from perf.measure.arguments import add_runner_arguments
-from perf.measure.options import DEFAULT_BUDGET, GivenBudget
 from perf.measure.parent.session import Session, SessionEvents
 from perf.measure.parent.sides import output_paths
 from perf.measure.plan import plan_run
+from perf.measure.values import DEFAULT_BUDGET, GivenBudget
 from perf.storage.files import load
 
 pytestmark = pytest.mark.integration

@@ -22,11 +22,11 @@ from perf.measure.arguments import (
     seconds,
     strictly_positive,
 )
-from perf.measure.options import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget, RunOptions
+from perf.measure.options import RunOptions
 from perf.measure.parent import sides
 from perf.measure.parent.sides import output_paths, side_labels
 from perf.measure.protocol import worker_arguments as options_worker_arguments
-from perf.measure.values import _integer, python_names, warmups_count
+from perf.measure.values import AUTO, DEFAULT_BUDGET, JIT_BUDGET, Budget, _integer, python_names, warmups_count
 from perf.measure.values import names as comma_list
 
 

@@ -12,9 +12,10 @@ import pytest
 from helpers import runner_given
 
 from perf.errors import OutputExistsError, UsageError
-from perf.measure.options import GivenBudget, RunOptions
+from perf.measure.options import RunOptions
 from perf.measure.parent.probe import PythonProbe
 from perf.measure.plan import plan_run
+from perf.measure.values import GivenBudget
 
 
 def fake_probe(python, env):

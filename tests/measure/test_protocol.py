@@ -9,7 +9,7 @@ import pytest
 
 from perf.errors import WorkerError
 from perf.measure.arguments import add_runner_arguments
-from perf.measure.options import DEFAULT_BUDGET, RUNNER_OPTIONS, RunOptions
+from perf.measure.options import RUNNER_OPTIONS, RunOptions
 from perf.measure.protocol import (
     DONE,
     LIST_ARGUMENT,
@@ -25,7 +25,7 @@ from perf.measure.protocol import (
     with_stderr,
     worker_arguments,
 )
-from perf.measure.values import WORKER_ONLY
+from perf.measure.values import DEFAULT_BUDGET, WORKER_ONLY
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 from perf.storage.files import dumps, loads_benchmark

@@ -5,7 +5,7 @@ parent before any worker (:func:`perf.measure.parent.plan.plan_run`):
 ``--tracemalloc`` needs the module, ``--track-memory`` a way to read the
 peak RSS, ``--clock cpu`` a thread CPU clock that works here, and
 ``--affinity`` CPUs this process may use (by default, the isolated CPUs
-when the kernel has some).
+when the kernel has some), and ``--metric instructions`` valgrind.
 
 Must not: print, exit, or import the parent side.
 """
@@ -27,6 +27,11 @@ def check_here(options: RunOptions) -> RunOptions:
             raise UsageError(f"--tracemalloc is not available on this Python: {exc}") from None
     if not options.worker:
         from perf.measure.child.memory import peak_rss_supported
+
+        if options.metric == "instructions":
+            from perf.collect.cachegrind import valgrind_version
+
+            valgrind_version()  # installed, and it runs
 
         if options.track_memory and not peak_rss_supported():
             raise UsageError("--track-memory is not supported on this platform")

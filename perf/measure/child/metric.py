@@ -37,6 +37,13 @@ if TYPE_CHECKING:  # a worker does not pay for a Protocol class at start-up
         #: the worker records the busy-machine evidence (CPU share, probe) and
         #: the analysis may correct with it
         witnessed: ClassVar[bool]
+        #: the values are counts of a simulated CPU: workers need no quiet
+        #: CPU (no CPU lock), and run the task alone, without perf's sampling
+        counted: ClassVar[bool]
+        #: how the parent takes one sample (``module:function``, called as
+        #: ``sampler(launcher, task, loops, values, what=, sample=)``); None:
+        #: one worker, :meth:`perf.measure.parent.workers.WorkerLauncher.run_worker`
+        sampler: ClassVar[str | None]
 
         def measure(self, time_function: TimeFunction, task: Task) -> TimeFunction:
             """The function that takes one value of *task* (``loops -> value``)."""
@@ -55,6 +62,8 @@ class WallTime:
     unit: ClassVar[str] = "second"
     timed: ClassVar[bool] = True
     witnessed: ClassVar[bool] = True
+    counted: ClassVar[bool] = False
+    sampler: ClassVar[str | None] = None
 
     def measure(self, time_function: TimeFunction, task: Task) -> TimeFunction:
         return time_function
@@ -73,12 +82,30 @@ class CpuTime(WallTime):
     name: ClassVar[str] = "cpu"
 
 
+class Instructions(WallTime):
+    """Instructions and simulated cache misses per loop (``--metric
+    instructions``): a sample is two workers under cachegrind that differ
+    only in their loops (:mod:`perf.measure.parent.counting`)."""
+
+    name: ClassVar[str] = "instructions"
+    unit: ClassVar[str] = "integer"
+    witnessed: ClassVar[bool] = False
+    counted: ClassVar[bool] = True
+    sampler: ClassVar[str | None] = "perf.measure.parent.counting:count_sample"
+
+    def command(self, command: Sequence[str]) -> list[str]:
+        from perf.collect.cachegrind import cachegrind_command
+
+        return cachegrind_command(list(command))
+
+
 #: every metric: its name -> the class that implements it (``module:class``)
 METRICS: Mapping[str, str] = {
     "wall": "perf.measure.child.metric:WallTime",
     "cpu": "perf.measure.child.metric:CpuTime",
     "track-memory": "perf.measure.child.memory:PeakMemory",
     "tracemalloc": "perf.measure.child.memory:TracedMemory",
+    "instructions": "perf.measure.child.metric:Instructions",
 }
 
 
@@ -95,4 +122,6 @@ def metric_of(options: RunOptions) -> Metric:
     """The metric a run's *options* ask for."""
     if options.tracemalloc:
         return get_metric("tracemalloc")
+    if options.metric != "time":
+        return get_metric(options.metric)
     return get_metric("track-memory" if options.track_memory else options.clock)

@@ -157,6 +157,8 @@ def run_task(
     if options.affinity:
         set_affinity(options.affinity)
     metric = metric_of(options)
+    if metric.counted:
+        return count_task(task, options)
     time_function = metric.measure(task.time_function, task)
     hook_set = None
     if options.hook:
@@ -192,6 +194,22 @@ def run_task(
     if profiler is not None:
         profiler.save()
     return Benchmark(_runs(samples, metadata))
+
+
+def count_task(task: Task, options: RunOptions) -> Benchmark:
+    """Run *task* once, ``--loops`` loops, with nothing around it, under a
+    counter (``--metric instructions``): the parent differences two such
+    workers (:mod:`perf.measure.parent.counting`), so that everything
+    else they do must be the same work.  ``random`` is seeded with the
+    hash seed, the same in both."""
+    seed = os.environ.get("PYTHONHASHSEED", "")
+    if seed.isdigit():
+        import random
+
+        random.seed(int(seed))
+    task.time_function(options.loops)
+    metadata = {"name": task.name, "loops": options.loops, "unit": "integer"}
+    return Benchmark([Run([1.0], metadata=metadata, collect_metadata=False)])  # the same bytes in both
 
 
 #: the empty loop runs a tenth of the value loops: its time per iteration

@@ -24,7 +24,8 @@ from perf.measure.parent.sides import Probe, PythonProbe
 from perf.measure.parent.workers import describe_exit
 
 if TYPE_CHECKING:
-    from perf.measure.options import RunMode, RunOptions
+    from perf.measure.options import RunOptions
+    from perf.measure.values import RunMode
 
 __all__ = ["PythonProbe", "probe_interpreters", "probe_python"]
 

@@ -66,7 +66,7 @@ class Recorder:
         label = self.launcher.side.label
         if label:  # which side: an interpreter of --compare-to, a commit of history record
             what += f" ({label})"
-        output = self.launcher.run_worker(self.task, self.loops, self.values, what)
+        output = self.launcher.run_worker(self.task, self.loops, self.values, what, self.count + 1)
         sent = output.benchmark.get_name()
         if sent != self.name:
             raise WorkerError(

@@ -141,12 +141,13 @@ class Session:
         --affinity) until this process exits, so that two perf runs, or a
         run and ``system tune``, never overlap; ``--lock`` chooses what to
         do when another run holds it.  Raises CpuBusyError."""
+        from perf.measure.child.metric import metric_of
         from perf.platform.cpus import format_cpu_list, get_cpu_affinity, parse_cpu_list
         from perf.platform.lock import CpuLock
 
         options = self.options
-        if options.lock == "none" or self._lock is not None:
-            return
+        if options.lock == "none" or self._lock is not None or metric_of(options).counted:
+            return  # counts need no quiet CPU
         if options.affinity:
             cpus = parse_cpu_list(options.affinity)
         else:

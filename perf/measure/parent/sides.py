@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, NamedTuple, S
 from perf.errors import OutputExistsError, UsageError
 
 if TYPE_CHECKING:
-    from perf.measure.options import RunMode, RunOptions
+    from perf.measure.options import RunOptions
+    from perf.measure.values import RunMode
 
 
 class PythonProbe(NamedTuple):

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from perf.analysis.compare import compare_paired_process_means
 from perf.analysis.intervals import mean_interval
+from perf.measure.values import COUNT_MIN_PROCESSES, COUNT_PRECISION
 
 if TYPE_CHECKING:
     from perf.measure.options import RunOptions
@@ -60,8 +61,13 @@ class StoppingRule(NamedTuple):
 
 
 def stopping_rule(options: RunOptions) -> StoppingRule | None:
-    """The StoppingRule of --target-precision, or None."""
+    """The StoppingRule of --target-precision, or None.  Counts
+    (``--metric instructions``) without -p stop on :data:`COUNT_PRECISION`
+    after at least 2 samples: counts of deterministic code are equal, and
+    need no more."""
     if options.target_precision is None:
+        if options.metric != "time" and (options.given_budget is None or options.given_budget.processes is None):
+            return StoppingRule(COUNT_PRECISION, min(COUNT_MIN_PROCESSES, options.processes), options.processes)
         return None
     assert options.min_processes is not None and options.max_processes is not None
     return StoppingRule(options.target_precision, options.min_processes, options.max_processes)

@@ -23,7 +23,7 @@ import selectors
 import signal
 import subprocess
 import time
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 from perf.errors import WorkerError, WorkerTimeoutError
 from perf.measure.child.metric import metric_of
@@ -198,21 +198,58 @@ def run_command(
     those, and on any exception (Ctrl-C too), the worker and what it
     started are stopped."""
     worker = WorkerProcess(command, env, *pipe, cwd=cwd, merge_output=merge_output)
+    return _finish([(worker, what)], timeout, check, watch)[0]
+
+
+def run_commands(
+    jobs: Sequence[tuple[list[str], dict[str, str], tuple[int, int], str]], *, timeout: float | None, cwd: str | None
+) -> list[Finished]:
+    """Run workers at the same time (*jobs*: command, environment, pipe,
+    what it is), for workers that need no quiet CPU (counts); as
+    :func:`run_command` does one, and when one fails, the others are
+    stopped."""
+    started: list[tuple[WorkerProcess, str]] = []
     try:
-        code = worker.wait(None if timeout is None else worker.started + timeout, watch)
-        if code is None:
-            worker.kill()
-            if timeout is None:
-                raise WorkerError(f"{what} sent its result but did not exit within {EXIT_TIMEOUT:g} s; it was stopped")
-            raise WorkerTimeoutError(f"{what} ran longer than the timeout ({timeout:g} s) and was stopped")
-        if check and code != 0:
-            raise WorkerError(with_stderr(f"{what} {describe_exit(code)}", bytes(worker.stderr)))
-        return Finished(code, bytes(worker.result), bytes(worker.stderr), time.monotonic() - worker.started)
+        for command, env, pipe, what in jobs:
+            started.append((WorkerProcess(command, env, *pipe, cwd=cwd), what))
     except BaseException:
-        worker.kill()
+        for worker, _ in started:
+            worker.kill()
+            worker.close()
+        for _, _, pipe, _ in jobs[len(started) + 1 :]:  # the one that failed closed its own
+            os.close(pipe[0])
+            os.close(pipe[1])
+        raise
+    return _finish(started, timeout, True)
+
+
+def _finish(
+    workers: Sequence[tuple[WorkerProcess, str]], timeout: float | None, check: bool, watch: Watch | None = None
+) -> list[Finished]:
+    """Wait for started *workers* (worker, what it is) one after the other."""
+    try:
+        finished = []
+        for worker, what in workers:
+            code = worker.wait(None if timeout is None else worker.started + timeout, watch)
+            if code is None:
+                worker.kill()
+                if timeout is None:
+                    raise WorkerError(
+                        f"{what} sent its result but did not exit within {EXIT_TIMEOUT:g} s; it was stopped"
+                    )
+                raise WorkerTimeoutError(f"{what} ran longer than the timeout ({timeout:g} s) and was stopped")
+            if check and code != 0:
+                raise WorkerError(with_stderr(f"{what} {describe_exit(code)}", bytes(worker.stderr)))
+            elapsed = time.monotonic() - worker.started
+            finished.append(Finished(code, bytes(worker.result), bytes(worker.stderr), elapsed))
+        return finished
+    except BaseException:
+        for worker, _ in workers:
+            worker.kill()
         raise
     finally:
-        worker.close()
+        for worker, _ in workers:
+            worker.close()
 
 
 def run_worker(
@@ -281,19 +318,32 @@ class WorkerLauncher:
         finished = self.run(command, (read_fd, write_fd), what)
         return decode_names(finished.data, what, finished.stderr)
 
-    def run_worker(self, task: int, loops: int, values: int, what: str) -> WorkerOutput:
-        """Run one worker of benchmark number *task* and decode what it sent."""
+    def run_worker(self, task: int, loops: int, values: int, what: str, sample: int = 1) -> WorkerOutput:
+        """Take sample number *sample* of benchmark number *task*: run one
+        worker and decode what it sent, or let the metric's sampler take it
+        (counts: :mod:`perf.measure.parent.counting`)."""
+        sampler = metric_of(self.options).sampler
+        if sampler is not None:
+            import importlib
+
+            module, _, function = sampler.partition(":")
+            output: WorkerOutput = getattr(importlib.import_module(module), function)(
+                self, task, loops, values, what=what, sample=sample
+            )
+            return output
         read_fd, write_fd = os.pipe()
         command = self.worker_command(task, write_fd, loops, values)
         pipe = (read_fd, write_fd)
         return run_worker(command, self.worker_env(), pipe, timeout=self.options.timeout, what=what, cwd=self.side.cwd)
 
-    def worker_env(self) -> dict[str, str]:
-        """The filtered environment, with a fresh padding; the side's own
-        variables pass the filter (perf's folder still leads a side's
-        ``PYTHONPATH`` when perf is not installed)."""
+    def worker_env(self, rng: random.Random | None = None) -> dict[str, str]:
+        """The filtered environment, with a fresh padding (drawn from *rng*,
+        default: the launcher's); the side's own variables pass the filter
+        (perf's folder still leads a side's ``PYTHONPATH`` when perf is not
+        installed)."""
         options = self.options
         if self.side.env:
             names = tuple(name for name, _ in self.side.env)
             options = options._replace(inherit_environ=(*options.inherit_environ, *names))
-        return runner_environment(options, {**self.environ, **dict(self.side.env)}, random_padding(self.rng))
+        padding = random_padding(rng or self.rng)
+        return runner_environment(options, {**self.environ, **dict(self.side.env)}, padding)

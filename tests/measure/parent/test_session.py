@@ -10,9 +10,9 @@ import pytest
 from helpers import runner_given
 
 from perf.errors import CpuBusyError
-from perf.measure.options import GivenBudget
 from perf.measure.parent.session import Session, SessionEvents
 from perf.measure.plan import plan_run
+from perf.measure.values import GivenBudget
 
 
 def plan_of(argv):
