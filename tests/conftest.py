@@ -45,3 +45,25 @@ def no_jit_budget(monkeypatch):
     from perf.collect import python
 
     monkeypatch.setattr(python, "python_has_jit", lambda: False)
+
+
+@pytest.fixture
+def fake_valgrind(tmp_path_factory, monkeypatch):
+    """A fake valgrind first on PATH (tests/fake_valgrind.py): exact counts, fast."""
+    import shutil
+
+    import fake_valgrind as fake
+
+    folder = tmp_path_factory.mktemp("fake-valgrind")
+    path = folder / "valgrind"
+    path.write_text(fake.SHEBANG + Path(fake.__file__).read_text())
+    path.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+    assert shutil.which("valgrind") == str(path)
+    return fake
+
+
+@pytest.fixture
+def no_valgrind(tmp_path_factory, monkeypatch):
+    """A PATH where valgrind cannot be found."""
+    monkeypatch.setenv("PATH", str(tmp_path_factory.mktemp("empty-path")))
