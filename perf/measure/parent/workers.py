@@ -303,6 +303,8 @@ class WorkerLauncher:
             self.extend_command(command)
         if self.side.kind == "program":
             command += ["--", *self.side.program]
+        if listing:
+            return command  # it measures nothing
         return metric_of(self.options).command(command)  # a metric may run its workers under a program
 
     def run(self, command: list[str], pipe: tuple[int, int], what: str) -> Finished:
