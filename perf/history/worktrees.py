@@ -38,6 +38,12 @@ if TYPE_CHECKING:
 #: the default budget of one session: pairs of processes, values per process
 DEFAULT_PROCESSES = 10
 DEFAULT_VALUES = 3
+#: --metric instructions: the rounds of a session of bisect and --confirm
+#: (sample n of every commit has hash seed n, and equal
+#: differences between rounds are exact), and the samples per commit of
+#: history record (the same seed for every commit)
+COUNT_SESSION_ROUNDS = 2
+COUNT_RECORD_SAMPLES = 1
 
 
 class BuildEvents:
@@ -96,6 +102,9 @@ def parse_command(
             raise UsageError(f"{option} cannot be given after --: the command sets it")
     if python and os.path.isabs(python):
         given["python"] = python
+    if given["metric"] != "time" and given["processes"] is None:
+        # counts of a commit against another are paired by hash seed: exact for deterministic code
+        given["processes"] = COUNT_SESSION_ROUNDS if defaults is None else COUNT_RECORD_SAMPLES
     if defaults is None:
         defaults = GivenBudget(DEFAULT_PROCESSES, DEFAULT_VALUES)
     plan = plan_run(given, mode, script, defaults=defaults, jit=python_has_jit())
