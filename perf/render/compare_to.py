@@ -35,6 +35,7 @@ from perf.render.compare_notes import (
     ignored_lines,
     incomplete_warnings,
 )
+from perf.render.tables import format_table
 from perf.render.units import join_blocks
 
 __all__ = ["Layout", "format_compare_to", "format_slowdowns"]
@@ -257,7 +258,7 @@ def _table_section(section: Section, context: _Context) -> list[str]:
         rows.append(
             ["Geometric mean", "(ref)", *(text.format_change(mean, context.margin, meaning=False) for mean in means)]
         )
-    table = text.format_table(headers, rows, context.layout.table_format) if rows else []
+    table = format_table(headers, rows, context.layout.table_format) if rows else []
     # the corrected verdicts in the table say so, as the list's lines do;
     # pyperf's table names the hidden benchmarks even with -q
     hidden_lines = _hidden_lines(hidden, context) or _hidden_line(hidden)

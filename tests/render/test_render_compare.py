@@ -17,7 +17,7 @@ from perf.analysis.compare import (
     Comparison,
     compare_process_means,
 )
-from perf.render.compare import format_bracket, format_change, format_table, format_verdict, verdict_meaning
+from perf.render.compare import format_bracket, format_change, format_verdict, verdict_meaning
 
 
 def comparison(ratio, low, high, verdict, *, needed=None, method="welch", p_value=0.01):
@@ -131,33 +131,3 @@ def test_inconclusive_pairs_and_no_advice():
         "+-1%; 20 interleaved pairs; p = 0.5"
     )
     assert format_change(result, meaning=False) == "1.01x slower [0.979x .. 1.040x] (inconclusive)"
-
-
-# --- tables ----------------------------------------------------------------------
-
-
-def test_markdown_cells_escape_pipes_and_stay_on_one_line():
-    assert format_table(["Benchmark", "ref"], [["a|b", "1 us"], ["a\nb", "2 us"], ["x\r\ny|", "3 us"]], "md") == [
-        "| Benchmark | ref  |",
-        "|-----------|:----:|",
-        "| a\\|b      | 1 us |",
-        "| a b       | 2 us |",
-        "| x y\\|     | 3 us |",
-    ]
-
-
-def test_rest_cells_stay_on_one_line():
-    assert format_table(["Benchmark", "a|ref"], [["a|b", "1 us"], ["a\nb", "2 us"]]) == [
-        "+-----------+-------+",
-        "| Benchmark | a|ref |",
-        "+===========+=======+",
-        "| a|b       | 1 us  |",
-        "+-----------+-------+",
-        "| a b       | 2 us  |",
-        "+-----------+-------+",
-    ]
-
-
-def test_unknown_table_format():
-    with pytest.raises(ValueError, match="unknown table format 'csv'"):
-        format_table(["a"], [["b"]], "csv")
