@@ -14,6 +14,12 @@ verdicts that the factor alone does not say, with what they mean::
     1.00x faster [0.992x .. 1.003x] (no change: less than 1% either way)
     1.02x faster [0.95x .. 1.09x] (inconclusive: maybe no change, maybe more than 1%)
 
+An interval of no width (no process varies on either side: instruction
+counts of deterministic code) is *exact*, and says so::
+
+    1.01x slower [exactly +1.01%]
+    no change [exact] (same: equal in every process)
+
 Brackets get three decimals when both bounds are under 1.1x or one of them
 would print as 1.00x (``[1.00x .. 1.01x]`` says too little), and a bound
 gets more (up to :data:`MAX_DECIMALS`) until it is printed on the same side
@@ -37,6 +43,9 @@ from perf.analysis.win_rate import WinRate
 from perf.render.benchmark import format_result_value
 
 __all__ = [
+    "EXACT",
+    "SAME",
+    "SAME_MEANING",
     "format_bracket",
     "format_change",
     "format_factor",
@@ -45,6 +54,7 @@ __all__ = [
     "format_ratio_interval",
     "format_verdict",
     "format_win_rate",
+    "identical",
     "verdict_meaning",
 ]
 
@@ -82,10 +92,33 @@ def _decimals(value: float, decimals: int, thresholds: Sequence[float]) -> int:
 
 #: the bracket of a comparison without an interval
 NO_INTERVAL = "[no interval: fewer than 2 processes]"
+#: the bracket of an exact ratio of 1
+EXACT = "[exact]"
 
 
 def _no_interval(comparison: Comparison) -> bool:
     return comparison.low == 0.0 and math.isinf(comparison.high)
+
+
+def _exact(comparison: Comparison) -> bool:
+    """An interval of no width: no process varies on either side."""
+    return comparison.low == comparison.high
+
+
+def _exact_percent(ratio: float) -> str:
+    """``+1.01%``: an exact change, with the decimals that show it (up to
+    MAX_DECIMALS: ``+0.0005%``, never ``+0.00%``)."""
+    change = (ratio - 1) * 100
+    decimals = 2
+    while decimals < MAX_DECIMALS and float(f"{change:.{decimals}f}") == 0:
+        decimals += 1
+    return f"{change:+.{decimals}f}%"
+
+
+def identical(comparison: Comparison) -> bool:
+    """An exact ratio of 1 (no process varies, the means are equal): the
+    same values in every process."""
+    return _exact(comparison) and comparison.ratio == 1.0
 
 
 def _base_decimals(low: float, high: float) -> int:
@@ -110,6 +143,8 @@ def format_bracket(comparison: Comparison, margin: float = Verdict.DEFAULT_MARGI
     bound printed on its side of 1x and of the band of +-*margin*."""
     if _no_interval(comparison):
         return NO_INTERVAL
+    if _exact(comparison):
+        return EXACT if comparison.ratio == 1.0 else f"[exactly {_exact_percent(comparison.ratio)}]"
     if comparison.ratio < 1.0:
         low = 1.0 / comparison.high if comparison.high > 0 else math.inf
         high = 1.0 / comparison.low if comparison.low > 0 else math.inf
@@ -122,10 +157,15 @@ def format_ratio_interval(comparison: Comparison, margin: float = Verdict.DEFAUL
     """``'0.91x [0.88x .. 0.95x]'``: the ratio changed / reference (under
     1x: faster) and its interval in the same direction, with the decimals
     of :func:`format_bracket`."""
-    if _no_interval(comparison):
-        return f"{comparison.ratio:.2f}x {NO_INTERVAL}"
+    if _no_interval(comparison) or _exact(comparison):
+        return f"{comparison.ratio:.2f}x {format_bracket(comparison, margin)}"
     decimals = _base_decimals(comparison.low, comparison.high)
     return f"{comparison.ratio:.{decimals}f}x {_bracket(comparison.low, comparison.high, margin)}"
+
+
+#: what an exact ratio of 1 says (its verdict is no change)
+SAME = "same"
+SAME_MEANING = "equal in every process"
 
 
 def verdict_meaning(verdict: str, margin: float = Verdict.DEFAULT_MARGIN) -> str:
@@ -147,7 +187,9 @@ def format_change(comparison: Comparison, margin: float = Verdict.DEFAULT_MARGIN
     (``'(small change: real, but maybe less than 1%)'``), else its name
     only (tables, figures, and lines followed by :func:`format_verdict`)."""
     text = f"{format_factor(comparison.ratio)} {format_bracket(comparison, margin)}"
-    if comparison.verdict in (Verdict.SMALL_CHANGE, Verdict.NO_CHANGE, Verdict.INCONCLUSIVE):
+    if identical(comparison):
+        text += f" ({SAME}: {SAME_MEANING})" if meaning else f" ({SAME})"
+    elif comparison.verdict in (Verdict.SMALL_CHANGE, Verdict.NO_CHANGE, Verdict.INCONCLUSIVE):
         if meaning:
             text += f" ({comparison.verdict}: {verdict_meaning(comparison.verdict, margin)})"
         else:
@@ -205,8 +247,17 @@ def format_verdict(comparison: Comparison, margin: float, needed: bool = True) -
         Verdict.NO_CHANGE: f"the whole {level} interval is inside +-{band}",
         Verdict.INCONCLUSIVE: f"the {level} interval contains 1x and reaches beyond +-{band}",
     }
+    if _exact(comparison):
+        reasons = {
+            Verdict.SLOWER: f"the exact ratio (no process varies) is beyond +{band}",
+            Verdict.FASTER: f"the exact ratio (no process varies) is beyond -{band}",
+            Verdict.SMALL_CHANGE: f"the exact ratio (no process varies) is at the edge of +-{band}",
+            Verdict.NO_CHANGE: f"the exact ratio (no process varies) is inside +-{band}",
+        }
     verdict = comparison.verdict
     text = f"{verdict}: {verdict_meaning(verdict, margin)}, since {reasons[verdict]}; {counts}"
+    if identical(comparison):
+        text = f"{SAME}: {SAME_MEANING}; {counts}"
     if math.isfinite(comparison.standard_error):
         text += f"; p = {comparison.p_value:.2g}"
     advice = format_needed(comparison, margin) if needed else ""

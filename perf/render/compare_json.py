@@ -50,6 +50,8 @@ def _ratio(comparison: Comparison) -> dict[str, Any]:
         "low": _number(comparison.low),
         "high": _number(comparison.high),
         "verdict": comparison.verdict,
+        # an interval of no width: no process varies (instruction counts)
+        "exact": comparison.low == comparison.high,
     }
 
 
@@ -107,7 +109,9 @@ def _benchmark(entry: BenchmarkComparison, finished: FinishedComparison) -> dict
         if wins is not None:
             item["win_rate"] = _wins(wins[index])
         changed.append(item)
-    reference = {"unit": entry.reference.get_unit(), **_values(entry.figures[0])}
+    benchmark = entry.reference
+    reference = {"unit": benchmark.get_display_unit(), "counter_source": benchmark.get_counter_source()}
+    reference.update(_values(entry.figures[0]))
     return {"name": entry.name, "reference": reference, "changed": changed}
 
 

@@ -135,9 +135,14 @@ def _hidden_lines(hidden: Sequence[BenchmarkComparison], context: _Context) -> l
     if not hidden or context.layout.quiet:
         return []
     lines = _hidden_line(hidden)
-    no_change = [label for label, _comparison in _labelled(hidden, context, Verdict.NO_CHANGE)]
-    if no_change:
-        lines.append(f"- no change (within +-{context.margin * 100:g}%): " + ", ".join(no_change))
+    no_change = _labelled(hidden, context, Verdict.NO_CHANGE)
+    # exactly the same values on both sides (instruction counts): "same"
+    same = [label for label, comparison in no_change if text.identical(comparison)]
+    if same:
+        lines.append(f"- {text.SAME} ({text.SAME_MEANING}): " + ", ".join(same))
+    within = [label for label, _comparison in no_change if label not in same]
+    if within:
+        lines.append(f"- no change (within +-{context.margin * 100:g}%): " + ", ".join(within))
     for label, comparison in _labelled(hidden, context, Verdict.INCONCLUSIVE):
         bracket = text.format_bracket(comparison, context.margin)
         details = ", ".join(filter(None, [bracket, text.format_needed(comparison, context.margin)]))
