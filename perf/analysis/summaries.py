@@ -8,8 +8,9 @@ which only lays it out.
 * :func:`benchmark_stats`: the figures of ``stats`` (those, the MAD, the
   percentiles, Tukey's fences and their outliers, the process-level
   block: the mean of the process means,
-  its interval, the variance components, the loop overhead and what the
-  machine did to the workers), a :class:`BenchmarkStats`;
+  its interval, the variance components, the loop overhead, what the
+  machine did to the workers and the means of a count benchmark's counts),
+  a :class:`BenchmarkStats`;
 * :func:`file_findings`: the interval of the result line and the
   stability checks of each benchmark of a file (the HTML report), a
   :class:`BenchmarkFindings` per name;
@@ -38,6 +39,7 @@ from perf.model.run import Number
 from perf.model.suite import BenchmarkSuite
 
 if TYPE_CHECKING:
+    from perf.analysis.counts import Counts
     from perf.analysis.interference import Interference
 
 __all__ = [
@@ -128,6 +130,8 @@ class BenchmarkStats(NamedTuple):
     #: (p, the p-th percentile of all values) for each of STATS_PERCENTILES
     #: (empty: no values)
     percentiles: tuple[tuple[int, float], ...]
+    #: the means of the counts per loop of a count benchmark (None: not one)
+    counts: Counts | None = None
 
 
 def _variance_components(benchmark: Benchmark) -> tuple[float, float] | None:
@@ -142,6 +146,7 @@ def benchmark_stats(benchmark: Benchmark) -> BenchmarkStats:
     calibration runs gets ``None`` everywhere)."""
     # the import costs, and only stats needs it
     from perf.analysis.benchmarks import loop_overhead
+    from perf.analysis.counts import count_means
     from perf.analysis.interference import summarize
 
     figures = value_figures(benchmark)
@@ -161,6 +166,7 @@ def benchmark_stats(benchmark: Benchmark) -> BenchmarkStats:
         figures=figures,
         median_abs_dev=benchmark.median_abs_dev(),
         percentiles=percentiles,
+        counts=count_means(benchmark),
     )
 
 

@@ -29,6 +29,8 @@ GOLDEN = {
     "compare_to_changed": [REF, CHANGED],
     "compare_to_same": [REF, SAME],
     "compare_to_verbose": ["-v", REF, CHANGED],
+    "compare_to_explain": ["--explain", REF, CHANGED],
+    "compare_to_explain_two_files": ["--explain", "-q", "--table-format", "md", REF, CHANGED, SAME],
 }
 
 
@@ -117,3 +119,47 @@ def test_json_carries_the_unit_of_the_counts(capsys):
     assert (changed["ratio"], changed["low"], changed["high"]) == (changed["ratio"],) * 3
     assert changed["exact"] is True
     assert changed["change"] == "1.01x slower [exactly +1.01%]"
+
+
+def test_explain_reads_each_benchmark(capsys):
+    status, out, _err = run(capsys, "compare_to", "--explain", "-q", REF, CHANGED)
+    assert status == 0
+    readings = [line for line in out.splitlines() if line.startswith("- ")]
+    assert readings == [
+        "- sorted: 1.0 % more instructions",
+        "- sum_list: same instructions (+0.0 %), D1 misses 2.6x, LL misses 2.2x: memory layout, not more work",
+        "- dict_strings: same instructions and misses",
+        "- call_chain: same instructions (+0.0 %), I1 misses 70x: code placement, not more work",
+    ]
+
+
+def test_explain_without_counts_says_so_and_still_compares(capsys):
+    compare = COUNTS.parent / "compare"
+    status, out, err = run(capsys, "compare_to", "-q", str(compare / "ref.json"), str(compare / "changed.json"))
+    assert status == 0
+    status, explained, err = run(
+        capsys, "compare_to", "--explain", "-q", str(compare / "ref.json"), str(compare / "changed.json")
+    )
+    assert (status, err) == (0, "")
+    assert explained == out + "\n--explain needs instruction counts: record the benchmarks with --metric instructions\n"
+
+
+def test_explain_in_the_json_document(capsys):
+    status, out, _err = run(capsys, "compare_to", "--json", "--explain", REF, CHANGED)
+    assert status == 0
+    benchmarks = {item["name"]: item["changed"][0]["counts"] for item in json.loads(out)["benchmarks"]}
+    assert benchmarks["sum_list"]["d1_misses"] == {
+        "reference": 627051.0,
+        "changed": 1624149.0,
+        "ratio": 1624149 / 627051,
+    }
+    assert benchmarks["sum_list"]["reading"] == (
+        "same instructions (+0.0 %), D1 misses 2.6x, LL misses 2.2x: memory layout, not more work"
+    )
+    assert benchmarks["sorted"]["reading"] == "1.0 % more instructions"
+    # without --explain, no counts key; without counts, null
+    status, out, _err = run(capsys, "compare_to", "--json", REF, CHANGED)
+    assert "counts" not in json.loads(out)["benchmarks"][0]["changed"][0]
+    timed = str(COUNTS / "timed.json")
+    status, out, _err = run(capsys, "compare_to", "--json", "--explain", timed, timed)
+    assert {item["changed"][0]["counts"] for item in json.loads(out)["benchmarks"]} == {None}
