@@ -11,8 +11,8 @@ which only lays it out.
   its interval, the variance components, the loop overhead, what the
   machine did to the workers and the means of a count benchmark's counts),
   a :class:`BenchmarkStats`;
-* :func:`file_findings`: the interval of the result line and the
-  stability checks of each benchmark of a file (the HTML report), a
+* :func:`file_findings`: the interval of the result line, the stability
+  checks and the counts of each benchmark of a file (the HTML report), a
   :class:`BenchmarkFindings` per name;
 * :func:`distribution_panels`: the samples, bins and densities of the
   distribution figure, a :class:`DistributionPanel` per benchmark name;
@@ -179,13 +179,20 @@ class BenchmarkFindings(NamedTuple):
     checks: tuple[Check, ...]
     #: the figures of its values (None: no values)
     figures: ValueFigures | None
+    #: the means of the counts per loop of a count benchmark (None: not one)
+    counts: Counts | None = None
 
 
 def file_findings(suite: BenchmarkSuite) -> dict[str, BenchmarkFindings]:
     """The :class:`BenchmarkFindings` of each benchmark of *suite*, by name."""
+    from perf.analysis.counts import count_means
+
     return {
         benchmark.get_name(): BenchmarkFindings(
-            benchmark_log_interval(benchmark), tuple(check_benchmark(benchmark)), value_figures(benchmark)
+            benchmark_log_interval(benchmark),
+            tuple(check_benchmark(benchmark)),
+            value_figures(benchmark),
+            count_means(benchmark),
         )
         for benchmark in suite
     }
@@ -207,9 +214,12 @@ def distribution_panel(found: Sequence[Benchmark | None]) -> DistributionPanel:
     """The :class:`DistributionPanel` of a benchmark found (or ``None``)
     in each file; a file without values or in another unit is not drawn."""
     present = [(index, benchmark) for index, benchmark in enumerate(found) if benchmark is not None]
-    unit = present[0][1].get_unit() if present else None
+    # in the unit the figure shows: instruction counts apart from other integers
+    unit = present[0][1].get_display_unit() if present else None
     drawn = [
-        (index, benchmark) for index, benchmark in present if benchmark.get_nvalue() and benchmark.get_unit() == unit
+        (index, benchmark)
+        for index, benchmark in present
+        if benchmark.get_nvalue() and benchmark.get_display_unit() == unit
     ]
     return DistributionPanel(
         tuple(index for index, _benchmark in drawn),

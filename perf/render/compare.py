@@ -345,7 +345,9 @@ def _slope(tracking: tuple[float, float] | None) -> str:
 def format_ratio_source(section: Section, correct: bool = True) -> str:
     """Which ratios a table or a figure of *section* shows: corrected for
     a busy machine (how many, and that their verdicts use them) or as
-    recorded."""
+    recorded; of instruction counts, which no busy machine moves."""
+    if section.entries and all(entry.reference.get_counter_source() is not None for entry in section.entries):
+        return "The ratios are those of instruction counts, which a busy machine does not move: nothing is corrected."
     if not correct:
         return "The ratios are those of the times as recorded: no correction for a busy machine (--no-correction)."
     if section.corrected:
