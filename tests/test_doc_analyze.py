@@ -1,6 +1,6 @@
 """The console examples of doc/analyze.rst and doc/cli.rst are real output: each block
 that runs one ``python3 -m perf`` command on the files of
-tests/data/compare or doc/examples is re-run in-process and compared, ``...`` standing
+tests/data/compare, tests/data/counts or doc/examples is re-run in-process and compared, ``...`` standing
 for omitted lines as in doctest."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from perf.cli.main import main
 ROOT = Path(__file__).resolve().parent.parent
 COMPARE = ROOT / "tests" / "data" / "compare"
 EXAMPLES = ROOT / "doc" / "examples"
+COUNTS = ROOT / "tests" / "data" / "counts"
 PREFIX = "$ python3 -m perf "
 
 
@@ -49,7 +50,7 @@ def console_blocks(page: Path) -> list[tuple[str, str]]:
 
 
 #: page -> the folders its examples run in
-FOLDERS = {"analyze.rst": (COMPARE, EXAMPLES), "cli.rst": (COMPARE,)}
+FOLDERS = {"analyze.rst": (COMPARE, EXAMPLES, COUNTS), "cli.rst": (COMPARE,)}
 
 
 def folder_of(command: str, page: str = "analyze.rst") -> Path | None:

@@ -101,7 +101,7 @@ def compare_benchmarks(
         return compare.compare_paired_process_means(*paired, margin)
     if robust:
         return ranks.rank_compare_process_means(ref_means, new_means, margin)
-    if correct:
+    if correct and reference.get_counter_source() is None:  # a busy machine moves no instruction count
         from perf.analysis.recordings import compare_recordings
 
         # separate recordings: correct for a busy machine with the workers' evidence

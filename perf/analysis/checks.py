@@ -26,7 +26,8 @@ same thresholds and order:
     values: ``(shortest_raw_value,)``
 ``too_many_runs``
     only with ``check_too_many_processes``: fewer than 75 % of the processes
-    run would have been enough (advice, not a warning).
+    run would have been enough (advice, not a warning); never for instruction
+    counts, whose processes are the hash seeds they were counted under.
     values: ``(required, nprocesses)``
 
 Unlike pyperf, "processes" here counts runs with values: pyperf also counts
@@ -206,7 +207,13 @@ def check_benchmark(benchmark: Benchmark, check_too_many_processes: bool = False
     steady_states = _steady_state_checks(runs)
     checks.extend(check for check in steady_states if check.code == "no_steady_state")
     checks.extend(_lost_cpu_check(benchmark))
-    if check_too_many_processes and required is not None and required < nprocesses * TOO_MANY_RUNS_FRACTION:
+    counts = benchmark.get_counter_source() is not None
+    if (
+        check_too_many_processes
+        and required is not None
+        and required < nprocesses * TOO_MANY_RUNS_FRACTION
+        and not counts
+    ):
         checks.append(Check("too_many_runs", (required, nprocesses)))
     checks.extend(check for check in steady_states if check.code == "steady_state_mix")
     checks.extend(_loop_overhead_check(benchmark))

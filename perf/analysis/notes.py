@@ -14,7 +14,8 @@ selected with ``-b``) and finds, in this order:
 * :class:`Machines` and :class:`FarApart`: separate recordings from other
   hosts or CPUs, or recorded more than :data:`FAR_APART` apart, which the
   comparison cannot cancel (none for the two sides of an interleaved run:
-  the pairs cancel the drift).
+  the pairs cancel the drift; no FarApart when every compared benchmark is
+  a count benchmark: the drift of the machine moves no instruction count).
 
 Each note is a named tuple whose ``kind`` names it.
 
@@ -169,14 +170,14 @@ def _gap(first: BenchmarkSuite, second: BenchmarkSuite) -> datetime.timedelta | 
     return datetime.timedelta(0)
 
 
-def _recording_notes(reference: BenchmarkSuite, suite: BenchmarkSuite, changed: int) -> list[Note]:
+def _recording_notes(reference: BenchmarkSuite, suite: BenchmarkSuite, changed: int, counts: bool) -> list[Note]:
     found: list[Note] = []
     for key in ("hostname", "cpu_model_name"):
         ref_values, new_values = _values_of(reference, key), _values_of(suite, key)
         if ref_values and new_values and ref_values != new_values:
             found.append(Machines(changed, key, ref_values, new_values))
     gap = _gap(reference, suite)
-    if gap is not None and gap > FAR_APART:
+    if gap is not None and gap > FAR_APART and not counts:
         found.append(FarApart(changed, gap.total_seconds()))
     return found
 
@@ -189,7 +190,8 @@ def file_notes(
     changed file was recorded interleaved with the reference), in the order
     of the module documentation."""
     found = _build_notes(suites) + _incomplete(entries)
+    counts = bool(entries) and all(entry.reference.get_counter_source() is not None for entry in entries)
     for index, (paired, suite) in enumerate(zip(paired_files, suites[1:]), 1):
         if not paired:
-            found.extend(_recording_notes(suites[0], suite, index))
+            found.extend(_recording_notes(suites[0], suite, index, counts))
     return tuple(found)

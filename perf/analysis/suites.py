@@ -11,7 +11,10 @@ runner's ``--compare-to`` alike.  The rule:
   the files that lack it);
 * a benchmark that every file has is *incompatible* (:class:`Incompatible`)
   and left out when a file has no values of it (only calibration runs:
-  :data:`NO_VALUES`), else when the files measured it in different units
+  :data:`NO_VALUES`), else when the files counted it with different
+  counters, or counted it in one file and not in another
+  (:data:`DIFFERENT_COUNTERS`: ``counter_source``, instruction counts of
+  ``--metric instructions``), else when they measured it in different units
   (:data:`DIFFERENT_UNITS`), else when they timed it with different clocks
   (:data:`DIFFERENT_CLOCKS`: CPU time leaves out what wall time includes,
   their ratio is no speed-up); the first reason found, in that order;
@@ -55,6 +58,7 @@ from perf.model.benchmark import Benchmark
 
 __all__ = [
     "DIFFERENT_CLOCKS",
+    "DIFFERENT_COUNTERS",
     "DIFFERENT_UNITS",
     "NO_VALUES",
     "BenchmarkComparison",
@@ -81,12 +85,14 @@ class Reason:
     NO_VALUES: Final = "no values"
     DIFFERENT_UNITS: Final = "different units"
     DIFFERENT_CLOCKS: Final = "different clocks"
+    DIFFERENT_COUNTERS: Final = "different counters"
 
 
 #: why a benchmark that every file has is not compared
 NO_VALUES = Reason.NO_VALUES
 DIFFERENT_UNITS = Reason.DIFFERENT_UNITS
 DIFFERENT_CLOCKS = Reason.DIFFERENT_CLOCKS
+DIFFERENT_COUNTERS = Reason.DIFFERENT_COUNTERS
 
 
 class BenchmarkComparison(NamedTuple):
@@ -113,7 +119,7 @@ class Incompatible(NamedTuple):
     """A benchmark that every file has, left out of the comparison."""
 
     name: str
-    #: NO_VALUES, DIFFERENT_UNITS or DIFFERENT_CLOCKS
+    #: NO_VALUES, DIFFERENT_COUNTERS, DIFFERENT_UNITS or DIFFERENT_CLOCKS
     reason: str
     #: the benchmark of each file, the reference first
     benchmarks: Sequence[Benchmark]
@@ -159,9 +165,12 @@ class SuiteComparison(NamedTuple):
 
 def incompatibility(benchmarks: Sequence[Benchmark]) -> str | None:
     """Why the benchmarks of one name in each file cannot be compared
-    (NO_VALUES, DIFFERENT_UNITS or DIFFERENT_CLOCKS), or None."""
+    (NO_VALUES, DIFFERENT_COUNTERS, DIFFERENT_UNITS or DIFFERENT_CLOCKS),
+    or None."""
     if any(not benchmark.get_nvalue() for benchmark in benchmarks):
         return NO_VALUES
+    if len({benchmark.get_counter_source() for benchmark in benchmarks}) > 1:
+        return DIFFERENT_COUNTERS
     if len({benchmark.get_unit() for benchmark in benchmarks}) > 1:
         return DIFFERENT_UNITS
     if len({benchmark.get_clock() for benchmark in benchmarks}) > 1:

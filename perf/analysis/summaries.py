@@ -8,10 +8,11 @@ which only lays it out.
 * :func:`benchmark_stats`: the figures of ``stats`` (those, the MAD, the
   percentiles, Tukey's fences and their outliers, the process-level
   block: the mean of the process means,
-  its interval, the variance components, the loop overhead and what the
-  machine did to the workers), a :class:`BenchmarkStats`;
-* :func:`file_findings`: the interval of the result line and the
-  stability checks of each benchmark of a file (the HTML report), a
+  its interval, the variance components, the loop overhead, what the
+  machine did to the workers and the means of a count benchmark's counts),
+  a :class:`BenchmarkStats`;
+* :func:`file_findings`: the interval of the result line, the stability
+  checks and the counts of each benchmark of a file (the HTML report), a
   :class:`BenchmarkFindings` per name;
 * :func:`distribution_panels`: the samples, bins and densities of the
   distribution figure, a :class:`DistributionPanel` per benchmark name;
@@ -38,6 +39,7 @@ from perf.model.run import Number
 from perf.model.suite import BenchmarkSuite
 
 if TYPE_CHECKING:
+    from perf.analysis.counts import Counts
     from perf.analysis.interference import Interference
 
 __all__ = [
@@ -128,6 +130,8 @@ class BenchmarkStats(NamedTuple):
     #: (p, the p-th percentile of all values) for each of STATS_PERCENTILES
     #: (empty: no values)
     percentiles: tuple[tuple[int, float], ...]
+    #: the means of the counts per loop of a count benchmark (None: not one)
+    counts: Counts | None = None
 
 
 def _variance_components(benchmark: Benchmark) -> tuple[float, float] | None:
@@ -142,6 +146,7 @@ def benchmark_stats(benchmark: Benchmark) -> BenchmarkStats:
     calibration runs gets ``None`` everywhere)."""
     # the import costs, and only stats needs it
     from perf.analysis.benchmarks import loop_overhead
+    from perf.analysis.counts import count_means
     from perf.analysis.interference import summarize
 
     figures = value_figures(benchmark)
@@ -161,6 +166,7 @@ def benchmark_stats(benchmark: Benchmark) -> BenchmarkStats:
         figures=figures,
         median_abs_dev=benchmark.median_abs_dev(),
         percentiles=percentiles,
+        counts=count_means(benchmark),
     )
 
 
@@ -173,13 +179,20 @@ class BenchmarkFindings(NamedTuple):
     checks: tuple[Check, ...]
     #: the figures of its values (None: no values)
     figures: ValueFigures | None
+    #: the means of the counts per loop of a count benchmark (None: not one)
+    counts: Counts | None = None
 
 
 def file_findings(suite: BenchmarkSuite) -> dict[str, BenchmarkFindings]:
     """The :class:`BenchmarkFindings` of each benchmark of *suite*, by name."""
+    from perf.analysis.counts import count_means
+
     return {
         benchmark.get_name(): BenchmarkFindings(
-            benchmark_log_interval(benchmark), tuple(check_benchmark(benchmark)), value_figures(benchmark)
+            benchmark_log_interval(benchmark),
+            tuple(check_benchmark(benchmark)),
+            value_figures(benchmark),
+            count_means(benchmark),
         )
         for benchmark in suite
     }
@@ -201,9 +214,12 @@ def distribution_panel(found: Sequence[Benchmark | None]) -> DistributionPanel:
     """The :class:`DistributionPanel` of a benchmark found (or ``None``)
     in each file; a file without values or in another unit is not drawn."""
     present = [(index, benchmark) for index, benchmark in enumerate(found) if benchmark is not None]
-    unit = present[0][1].get_unit() if present else None
+    # in the unit the figure shows: instruction counts apart from other integers
+    unit = present[0][1].get_display_unit() if present else None
     drawn = [
-        (index, benchmark) for index, benchmark in present if benchmark.get_nvalue() and benchmark.get_unit() == unit
+        (index, benchmark)
+        for index, benchmark in present
+        if benchmark.get_nvalue() and benchmark.get_display_unit() == unit
     ]
     return DistributionPanel(
         tuple(index for index, _benchmark in drawn),

@@ -15,6 +15,11 @@ files were recorded on different machines or far apart in time.
 ``--json`` writes the same comparison as a JSON document instead of the
 text (:mod:`perf.render.compare_json`; doc/json_format.rst).
 
+``--explain`` adds, for instruction counts (``--metric instructions``),
+the ratios of the instructions, misses and estimated cycles and what they
+say (:mod:`perf.analysis.counts`, :mod:`perf.render.counts`), under the
+text or in the JSON document; without counts, one line says so.
+
 ``--fail-on-slowdown PCT`` turns the comparison into a gate for CI jobs and
 ``git bisect run``: exit status :data:`EXIT_SLOWDOWN` when a benchmark (or
 the suite's geometric mean) is slower by more than PCT % with its whole
@@ -38,6 +43,7 @@ import sys
 from typing import Sequence
 
 from perf.analysis import compare
+from perf.analysis.counts import explain_comparison
 from perf.analysis.finished import FinishedComparison, find_slowdowns, finish_comparison
 from perf.cli.common import (
     add_benchmark_argument,
@@ -52,6 +58,8 @@ from perf.model.suite import BenchmarkSuite
 from perf.render.compare_json import comparison_document
 from perf.render.compare_notes import comparison_error
 from perf.render.compare_to import Layout, format_compare_to, format_slowdowns
+from perf.render.counts import format_explained
+from perf.render.units import join_blocks
 
 HELP = "Compare benchmark results: the ratio with its confidence interval and a verdict."
 
@@ -90,6 +98,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_correction_argument(parser)
     parser.add_argument(
         "--win-rate", action="store_true", help="show how often a changed process beats a reference process"
+    )
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="instruction counts (--metric instructions): the ratios of instructions, I1, D1 and LL misses "
+        "and estimated cycles, and what they say",
     )
     parser.add_argument(
         "--fail-on-slowdown",
@@ -155,10 +169,13 @@ def format_comparison(suites: Sequence[BenchmarkSuite], args: argparse.Namespace
         table_format=args.table_format or "rest",
         group_by_speed=args.group_by_speed,
     )
+    explained = explain_comparison(comparison.entries) if args.explain else None
     if args.json:
-        output = [json.dumps(comparison_document(comparison, layout.titles, filenames), indent=2)]
+        output = [json.dumps(comparison_document(comparison, layout.titles, filenames, explained), indent=2)]
     else:
         output = format_compare_to(suites, comparison, layout)
+        if explained is not None:
+            output = join_blocks(output, format_explained(explained, layout.titles, layout.table_format))
     slowdowns: list[str] = []
     if args.fail_on_slowdown is not None:
         found = find_slowdowns(comparison, args.fail_on_slowdown)

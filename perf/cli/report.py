@@ -29,6 +29,7 @@ import os
 from typing import TYPE_CHECKING, Sequence
 
 from perf.analysis import compare
+from perf.analysis.counts import explain_comparison
 from perf.analysis.finished import finish_comparison
 from perf.analysis.summaries import summarize_files
 from perf.cli.common import (
@@ -176,7 +177,7 @@ def _summary(
         *build_lines(comparison.notes, titles),
     ]
     warnings = [*environment_warnings(comparison.notes, titles), *adjustment_lines(comparison.entries, titles)]
-    return Summary(comparison, notes, warnings)
+    return Summary(comparison, notes, warnings, explain_comparison(comparison.entries))
 
 
 def make_report(args: argparse.Namespace, figures: FigureSource, history: HistoryStore | None = None) -> str:

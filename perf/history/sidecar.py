@@ -82,7 +82,7 @@ def points(suite: BenchmarkSuite) -> list[PointRow]:
             result.append(
                 PointRow(
                     benchmark.get_name(),
-                    benchmark.get_unit(),
+                    benchmark.get_display_unit(),  # counts apart from other integers
                     tuple(means),
                     known if kept else (),
                     source,

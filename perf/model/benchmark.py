@@ -21,6 +21,8 @@ from perf.errors import IncompatibleRunError, ResultError, UsageError
 from perf.model.metadata import (
     CHECKED_DEFAULTS,
     CHECKED_KEYS,
+    COUNT_UNIT,
+    COUNTER_KEY,
     DEFAULT_CLOCK,
     DEFAULT_UNIT,
     Metadata,
@@ -165,6 +167,17 @@ class Benchmark:
         """``'wall'`` or ``'cpu'`` (``--clock``): the clock that timed the
         values (equal in every run: a checked key)."""
         return self._cached("clock", lambda: str(self._runs[0]._get("clock", DEFAULT_CLOCK)))
+
+    def get_counter_source(self) -> str | None:
+        """What counted the values of a count benchmark (``--metric
+        instructions``; equal in every run: a checked key), or None."""
+        source: str | None = self._cached("counter", lambda: self._runs[0]._get(COUNTER_KEY))
+        return source
+
+    def get_display_unit(self) -> str:
+        """``instructions`` for a count benchmark (its unit stays pyperf's
+        ``integer``), else :meth:`get_unit`: the unit of format_values()."""
+        return COUNT_UNIT if self.get_counter_source() is not None else self.get_unit()
 
     # --- metadata -------------------------------------------------------
 
@@ -315,7 +328,7 @@ class Benchmark:
             from perf.render.units import format_values
 
             _format_values = format_values
-        return _format_values(self.get_unit(), values)
+        return _format_values(self.get_display_unit(), values)
 
     def format_value(self, value: Number) -> str:
         return self.format_values((value,))[0]

@@ -31,7 +31,7 @@ from typing import Any, Collection, Iterable, NamedTuple, Sequence
 
 from perf.errors import ResultError
 from perf.model.benchmark import Benchmark
-from perf.model.metadata import Metadata, get_metadata_info, is_number
+from perf.model.metadata import COUNTER_KEY, Metadata, get_metadata_info, is_number
 from perf.model.run import Run
 from perf.model.suite import BenchmarkSuite
 
@@ -198,6 +198,8 @@ def metadata_as_value(run: Run, name: str) -> Run:
     unit = get_metadata_info(name).unit
     if unit is not None:
         metadata["unit"] = unit
+    # the value is no longer the instructions that the counter counted per loop
+    metadata.pop(COUNTER_KEY, None)
     return Run([value], metadata=metadata, collect_metadata=False)
 
 

@@ -105,6 +105,18 @@ _WARMUPS = MetadataInfo((int,), _not_negative, "must be >= 0", "integer", "numbe
 _SECONDS = MetadataInfo(_NUMBER, _not_negative, "must be >= 0", "second", "seconds")
 _BYTES = MetadataInfo((int,), _at_least_one, "must be >= 1", "byte", "filesize")
 _DATE = MetadataInfo((str,), _is_date, "must be a date 'YYYY-MM-DD HH:MM:SS[.ffffff]'")
+_COUNT = MetadataInfo(_NUMBER, _not_negative, "must be >= 0", "integer", "count")
+
+#: run metadata of a count benchmark (``--metric instructions``): what
+#: counted its values, which are instructions per loop, never times; runs of
+#: different counters never share a benchmark (a checked key)
+COUNTER_KEY = "counter_source"
+#: the unit the values of a count benchmark are shown in; its ``unit`` stays
+#: pyperf's ``integer`` (Benchmark.get_display_unit())
+COUNT_UNIT = "instructions"
+#: the counts per loop of a count run, beside its value (cycles_estimate:
+#: instructions + 10 x (I1 + D1 misses) + 100 x LL misses)
+COUNT_KEYS = ("instructions", "i1_misses", "d1_misses", "ll_misses", "cycles_estimate")
 
 #: run metadata of the runs saved from a run that stopped before its planned
 #: processes: why, and how many ran (``interrupted after 8 of 24 processes``)
@@ -149,17 +161,23 @@ METADATA: dict[str, MetadataInfo] = {
     INCOMPLETE_KEY: MetadataInfo((str,)),
     # --clock cpu: the values are the CPU time of the worker's thread
     "clock": MetadataInfo((str,), _is_clock, "must be one of " + ", ".join(CLOCKS), formatter="clock"),
+    # --metric instructions: the counter, the counts per loop, the PYTHONHASHSEED
+    COUNTER_KEY: MetadataInfo((str,)),
+    **dict.fromkeys(COUNT_KEYS, _COUNT),
+    "hash_seed": MetadataInfo((int,), _not_negative, "must be >= 0"),
 }
 
 DEFAULT_INFO = MetadataInfo((int, float, str))
 
 #: keys that must be equal in every run of one benchmark (absence included,
 #: except that a missing key means its default in CHECKED_DEFAULTS):
-#: pyperf's (doc/compatibility.rst, Benchmark add_run), and perf's ``clock``, which pyperf
-#: does not know (wall-time and CPU-time values must not share a mean)
+#: pyperf's (doc/compatibility.rst, Benchmark add_run), and perf's ``clock`` and
+#: ``counter_source``, which pyperf does not know (wall-time and CPU-time
+#: values, times and counts, or counts of different counters must not share a mean)
 CHECKED_KEYS = (
     "aslr",
     "clock",
+    COUNTER_KEY,
     "cpu_count",
     "cpu_model_name",
     "hostname",

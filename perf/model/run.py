@@ -14,7 +14,7 @@ import math
 from typing import Any, Iterable, Mapping, Sequence, Union
 
 from perf.errors import ResultError
-from perf.model.metadata import Metadata, copy_metadata, is_number, parse_metadata
+from perf.model.metadata import COUNTER_KEY, Metadata, copy_metadata, is_number, parse_metadata
 
 Number = Union[int, float]
 Warmup = tuple[int, Number]
@@ -220,10 +220,13 @@ class Run:
         return raw
 
     def get_duration(self) -> float:
-        """``duration`` metadata, else the sum of raw values and warmups."""
+        """``duration`` metadata, else the sum of raw values and warmups (0
+        for counts: instructions are no seconds)."""
         duration = self._get("duration")
         if duration is not None:
             return float(duration)
+        if self._get(COUNTER_KEY) is not None:
+            return 0.0
         return math.fsum(self.get_raw_values(warmups=True))
 
     def get_date(self) -> str | None:

@@ -233,8 +233,12 @@ def format_warnings(checks: Sequence[Check], benchmark: Benchmark, python: str |
         lines.append(WARNING_TITLE)
         lines.extend(f"* {format_check(check, benchmark)}" for check in warnings)
         lines.append("")
-        lines.append("Try to rerun the benchmark with more runs, values and/or loops.")
-        lines.append(f"Run '{python} -m perf system tune' command to reduce the system jitter.")
+        if benchmark.get_counter_source() is not None:
+            # counts vary with the hash seed of each process, not with the system's jitter
+            lines.append("Try to rerun the benchmark with more processes: each counts under its own hash seed.")
+        else:
+            lines.append("Try to rerun the benchmark with more runs, values and/or loops.")
+            lines.append(f"Run '{python} -m perf system tune' command to reduce the system jitter.")
         lines.append(f"Use {python} -m perf stats, {python} -m perf dump and {python} -m perf hist to analyze results.")
         lines.append("Use --quiet option to hide these warnings.")
     return _advice_and_information(checks, benchmark, lines)

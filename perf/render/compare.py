@@ -1,6 +1,6 @@
-"""Text of comparisons: factors, intervals, verdicts and the tables of
-``compare_to`` (whose sections and notes are :mod:`perf.render.compare_to`
-and :mod:`perf.render.compare_notes`).
+"""Text of comparisons: factors, intervals and verdicts (``compare_to``'s
+sections and notes are :mod:`perf.render.compare_to` and
+:mod:`perf.render.compare_notes`, its tables :mod:`perf.render.tables`).
 
 The factor keeps pyperf's wording (``1.10x slower``, ``1.25x faster``,
 ``no change`` for a ratio of exactly 1) because users grep it; perf adds
@@ -13,6 +13,12 @@ verdicts that the factor alone does not say, with what they mean::
     1.07x faster [1.009x .. 1.14x] (small change: real, but maybe less than 1%)
     1.00x faster [0.992x .. 1.003x] (no change: less than 1% either way)
     1.02x faster [0.95x .. 1.09x] (inconclusive: maybe no change, maybe more than 1%)
+
+An interval of no width (no process varies on either side: instruction
+counts of deterministic code) is *exact*, and says so::
+
+    1.01x slower [exactly +1.01%]
+    no change [exact] (same: equal in every process)
 
 Brackets get three decimals when both bounds are under 1.1x or one of them
 would print as 1.00x (``[1.00x .. 1.01x]`` says too little), and a bound
@@ -37,15 +43,18 @@ from perf.analysis.win_rate import WinRate
 from perf.render.benchmark import format_result_value
 
 __all__ = [
+    "EXACT",
+    "SAME",
+    "SAME_MEANING",
     "format_bracket",
     "format_change",
     "format_factor",
     "format_mean_line",
     "format_needed",
     "format_ratio_interval",
-    "format_table",
     "format_verdict",
     "format_win_rate",
+    "identical",
     "verdict_meaning",
 ]
 
@@ -83,10 +92,33 @@ def _decimals(value: float, decimals: int, thresholds: Sequence[float]) -> int:
 
 #: the bracket of a comparison without an interval
 NO_INTERVAL = "[no interval: fewer than 2 processes]"
+#: the bracket of an exact ratio of 1
+EXACT = "[exact]"
 
 
 def _no_interval(comparison: Comparison) -> bool:
     return comparison.low == 0.0 and math.isinf(comparison.high)
+
+
+def _exact(comparison: Comparison) -> bool:
+    """An interval of no width: no process varies on either side."""
+    return comparison.low == comparison.high
+
+
+def _exact_percent(ratio: float) -> str:
+    """``+1.01%``: an exact change, with the decimals that show it (up to
+    MAX_DECIMALS: ``+0.0005%``, never ``+0.00%``)."""
+    change = (ratio - 1) * 100
+    decimals = 2
+    while decimals < MAX_DECIMALS and float(f"{change:.{decimals}f}") == 0:
+        decimals += 1
+    return f"{change:+.{decimals}f}%"
+
+
+def identical(comparison: Comparison) -> bool:
+    """An exact ratio of 1 (no process varies, the means are equal): the
+    same values in every process."""
+    return _exact(comparison) and comparison.ratio == 1.0
 
 
 def _base_decimals(low: float, high: float) -> int:
@@ -111,6 +143,8 @@ def format_bracket(comparison: Comparison, margin: float = Verdict.DEFAULT_MARGI
     bound printed on its side of 1x and of the band of +-*margin*."""
     if _no_interval(comparison):
         return NO_INTERVAL
+    if _exact(comparison):
+        return EXACT if comparison.ratio == 1.0 else f"[exactly {_exact_percent(comparison.ratio)}]"
     if comparison.ratio < 1.0:
         low = 1.0 / comparison.high if comparison.high > 0 else math.inf
         high = 1.0 / comparison.low if comparison.low > 0 else math.inf
@@ -123,10 +157,15 @@ def format_ratio_interval(comparison: Comparison, margin: float = Verdict.DEFAUL
     """``'0.91x [0.88x .. 0.95x]'``: the ratio changed / reference (under
     1x: faster) and its interval in the same direction, with the decimals
     of :func:`format_bracket`."""
-    if _no_interval(comparison):
-        return f"{comparison.ratio:.2f}x {NO_INTERVAL}"
+    if _no_interval(comparison) or _exact(comparison):
+        return f"{comparison.ratio:.2f}x {format_bracket(comparison, margin)}"
     decimals = _base_decimals(comparison.low, comparison.high)
     return f"{comparison.ratio:.{decimals}f}x {_bracket(comparison.low, comparison.high, margin)}"
+
+
+#: what an exact ratio of 1 says (its verdict is no change)
+SAME = "same"
+SAME_MEANING = "equal in every process"
 
 
 def verdict_meaning(verdict: str, margin: float = Verdict.DEFAULT_MARGIN) -> str:
@@ -148,7 +187,9 @@ def format_change(comparison: Comparison, margin: float = Verdict.DEFAULT_MARGIN
     (``'(small change: real, but maybe less than 1%)'``), else its name
     only (tables, figures, and lines followed by :func:`format_verdict`)."""
     text = f"{format_factor(comparison.ratio)} {format_bracket(comparison, margin)}"
-    if comparison.verdict in (Verdict.SMALL_CHANGE, Verdict.NO_CHANGE, Verdict.INCONCLUSIVE):
+    if identical(comparison):
+        text += f" ({SAME}: {SAME_MEANING})" if meaning else f" ({SAME})"
+    elif comparison.verdict in (Verdict.SMALL_CHANGE, Verdict.NO_CHANGE, Verdict.INCONCLUSIVE):
         if meaning:
             text += f" ({comparison.verdict}: {verdict_meaning(comparison.verdict, margin)})"
         else:
@@ -206,8 +247,17 @@ def format_verdict(comparison: Comparison, margin: float, needed: bool = True) -
         Verdict.NO_CHANGE: f"the whole {level} interval is inside +-{band}",
         Verdict.INCONCLUSIVE: f"the {level} interval contains 1x and reaches beyond +-{band}",
     }
+    if _exact(comparison):
+        reasons = {
+            Verdict.SLOWER: f"the exact ratio (no process varies) is beyond +{band}",
+            Verdict.FASTER: f"the exact ratio (no process varies) is beyond -{band}",
+            Verdict.SMALL_CHANGE: f"the exact ratio (no process varies) is at the edge of +-{band}",
+            Verdict.NO_CHANGE: f"the exact ratio (no process varies) is inside +-{band}",
+        }
     verdict = comparison.verdict
     text = f"{verdict}: {verdict_meaning(verdict, margin)}, since {reasons[verdict]}; {counts}"
+    if identical(comparison):
+        text = f"{SAME}: {SAME_MEANING}; {counts}"
     if math.isfinite(comparison.standard_error):
         text += f"; p = {comparison.p_value:.2g}"
     advice = format_needed(comparison, margin) if needed else ""
@@ -295,7 +345,9 @@ def _slope(tracking: tuple[float, float] | None) -> str:
 def format_ratio_source(section: Section, correct: bool = True) -> str:
     """Which ratios a table or a figure of *section* shows: corrected for
     a busy machine (how many, and that their verdicts use them) or as
-    recorded."""
+    recorded; of instruction counts, which no busy machine moves."""
+    if section.entries and all(entry.reference.get_counter_source() is not None for entry in section.entries):
+        return "The ratios are those of instruction counts, which a busy machine does not move: nothing is corrected."
     if not correct:
         return "The ratios are those of the times as recorded: no correction for a busy machine (--no-correction)."
     if section.corrected:
@@ -333,50 +385,3 @@ def format_win_rate(rate: WinRate, paired: bool = False) -> str:
     interleaved pairs`` for an interleaved run)."""
     pairs = "the interleaved pairs" if paired else "process pairs"
     return f"faster in {rate.rate * 100:.0f}% of {pairs} [{rate.low * 100:.0f}% .. {rate.high * 100:.0f}%]"
-
-
-# --- tables ------------------------------------------------------------------------
-
-
-def _row(cells: Sequence[str], widths: Sequence[int]) -> str:
-    return "|" + "|".join(f" {cell:<{width}} " for cell, width in zip(cells, widths)) + "|"
-
-
-def _rest_table(headers: Sequence[str], rows: Sequence[Sequence[str]], widths: Sequence[int]) -> list[str]:
-    def rule(char: str) -> str:
-        return "+" + "+".join(char * (width + 2) for width in widths) + "+"
-
-    lines = [rule("-"), _row(headers, widths), rule("=")]
-    for cells in rows:
-        lines.extend([_row(cells, widths), rule("-")])
-    return lines
-
-
-def _markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]], widths: Sequence[int]) -> list[str]:
-    rule = "|" + "-" * (widths[0] + 2) + "|" + "|".join(":" + "-" * width + ":" for width in widths[1:]) + "|"
-    return [_row(headers, widths), rule, *(_row(cells, widths) for cells in rows)]
-
-
-def _cell_text(text: str, table_format: str) -> str:
-    """A cell on one line: a line break (in a benchmark name, a tag, a file
-    title) would end the row, so line breaks become spaces; in Markdown a
-    ``|`` would end the cell, so it is escaped as ``\\|`` (in a reST grid
-    table only the border columns count, a ``|`` inside a cell is text)."""
-    text = " ".join(text.splitlines())
-    if table_format == "md":
-        text = text.replace("|", "\\|")
-    return text
-
-
-def format_table(headers: Sequence[str], rows: Sequence[Sequence[str]], table_format: str = "rest") -> list[str]:
-    """A reStructuredText grid table (``rest``) or a GitHub Markdown table
-    (``md``), as pyperf lays them out, each cell on one line (see
-    :func:`_cell_text`)."""
-    if table_format not in ("rest", "md"):
-        raise ValueError(f"unknown table format {table_format!r}")
-    headers = [_cell_text(cell, table_format) for cell in headers]
-    rows = [[_cell_text(cell, table_format) for cell in cells] for cells in rows]
-    widths = [max(len(cells[column]) for cells in [headers, *rows]) for column in range(len(headers))]
-    if table_format == "md":
-        return _markdown_table(headers, rows, widths)
-    return _rest_table(headers, rows, widths)

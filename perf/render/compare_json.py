@@ -7,9 +7,10 @@ that the text lays out, as data.
 of each file (the text's ``Mean +- std dev``), and for each changed file
 the ratio with its interval, the verdict, whether it differs from 1x, the
 change as the text's table shows it, the test, and what a busy machine
-changed; the suite's geometric means, the sections of the tags, the
-chance counts, the ignored benchmarks and the notes on the files (each
-with its ``kind``).  A figure that is not a finite number (the bound of a
+changed, and with ``--explain`` its instruction counts
+(:func:`perf.render.counts.counts_document`); the suite's geometric means,
+the sections of the tags, the chance counts, the ignored benchmarks and
+the notes on the files (each with its ``kind``).  A figure that is not a finite number (the bound of a
 ratio without an interval) is ``null``.  doc/json_format.rst describes
 the document; :data:`VERSION` is its version.
 
@@ -25,10 +26,12 @@ import math
 from typing import Any, Sequence
 
 from perf.analysis.compare import Adjustment, Comparison
+from perf.analysis.counts import CountChange, Explained
 from perf.analysis.finished import FinishedComparison, Section, Wins
 from perf.analysis.suites import BenchmarkComparison
 from perf.analysis.summaries import ValueFigures
 from perf.render.compare import format_change
+from perf.render.counts import counts_document
 
 __all__ = ["FORMAT", "VERSION", "comparison_document"]
 
@@ -50,6 +53,8 @@ def _ratio(comparison: Comparison) -> dict[str, Any]:
         "low": _number(comparison.low),
         "high": _number(comparison.high),
         "verdict": comparison.verdict,
+        # an interval of no width: no process varies (instruction counts)
+        "exact": comparison.low == comparison.high,
     }
 
 
@@ -99,15 +104,22 @@ def _wins(wins: Wins | None) -> dict[str, Any] | None:
     return {"rate": wins.rate.rate, "low": wins.rate.low, "high": wins.rate.high, "paired": wins.paired}
 
 
-def _benchmark(entry: BenchmarkComparison, finished: FinishedComparison) -> dict[str, Any]:
+def _benchmark(
+    entry: BenchmarkComparison, finished: FinishedComparison, counts: dict[tuple[str, int], CountChange] | None
+) -> dict[str, Any]:
     changed = []
     wins = finished.wins[entry.name] if finished.wins is not None else None
     for index, comparison in enumerate(entry.comparisons):
         item = {"file": index + 1, **_values(entry.figures[index + 1]), **_comparison(comparison, finished.margin)}
         if wins is not None:
             item["win_rate"] = _wins(wins[index])
+        if counts is not None:
+            found = counts.get((entry.name, index))
+            item["counts"] = None if found is None else counts_document(found)
         changed.append(item)
-    reference = {"unit": entry.reference.get_unit(), **_values(entry.figures[0])}
+    benchmark = entry.reference
+    reference = {"unit": benchmark.get_display_unit(), "counter_source": benchmark.get_counter_source()}
+    reference.update(_values(entry.figures[0]))
     return {"name": entry.name, "reference": reference, "changed": changed}
 
 
@@ -119,11 +131,15 @@ def _geometric_means(section: Section, margin: float) -> list[dict[str, Any]] | 
 
 
 def comparison_document(
-    finished: FinishedComparison, titles: Sequence[str], filenames: Sequence[str]
+    finished: FinishedComparison, titles: Sequence[str], filenames: Sequence[str], explained: Explained | None = None
 ) -> dict[str, Any]:
     """The document of *finished* (see the module documentation); *titles*
-    and *filenames*: those of the files, the reference first."""
+    and *filenames*: those of the files, the reference first; with
+    *explained* (``--explain``), each changed item has its ``counts``."""
     differences = finished.everything.differences
+    counts = None
+    if explained is not None:
+        counts = {(change.name, change.changed): change for change in explained.changes}
     tags = [section for section in finished.sections if section.tag is not None]
     return {
         "format": FORMAT,
@@ -131,7 +147,7 @@ def comparison_document(
         "files": [{"title": title, "filename": filename} for title, filename in zip(titles, filenames)],
         "margin": finished.margin,
         "correction": finished.correct,
-        "benchmarks": [_benchmark(entry, finished) for entry in finished.entries],
+        "benchmarks": [_benchmark(entry, finished, counts) for entry in finished.entries],
         "geometric_mean": _geometric_means(finished.everything, finished.margin),
         "tags": [
             {

@@ -3,8 +3,8 @@ that ``compare_to`` prints and ``report`` lists under its table.
 
 * :func:`comparison_error`: the error of a command that compares every
   benchmark the files share (``compare_to``, ``report``): no benchmark in
-  common, or the first incompatible one (no values, different units or
-  clocks: the rule of :func:`perf.analysis.suites.compare_suites`);
+  common, or the first incompatible one (no values, different counters,
+  units or clocks: the rule of :func:`perf.analysis.suites.compare_suites`);
 * :func:`chance_lines`: how many comparisons differ from 1x next to what
   chance alone gives (counted by :mod:`perf.analysis.finished`);
 * :func:`ignored_lines`: the benchmarks of each file that another file
@@ -58,6 +58,17 @@ def incompatible_message(skipped: Incompatible, filenames: Sequence[str]) -> str
     if skipped.reason == Reason.NO_VALUES:
         index = next(index for index, benchmark in enumerate(skipped.benchmarks) if not benchmark.get_nvalue())
         return f"{filenames[index]}: benchmark {name!r} has no values (only calibration runs)"
+    if skipped.reason == Reason.DIFFERENT_COUNTERS:
+        listed = ", ".join(
+            f"instructions counted by {b.get_counter_source()!r} in {filename}"
+            if b.get_counter_source() is not None
+            else f"no counter ({b.get_unit()}) in {filename}"
+            for b, filename in zip(skipped.benchmarks, filenames)
+        )
+        return (
+            f"benchmark {name!r} was measured by different counters: {listed}; "
+            "counts compare only with counts of the same counter_source"
+        )
     if skipped.reason == Reason.DIFFERENT_UNITS:
         listed = ", ".join(f"{b.get_unit()} in {filename}" for b, filename in zip(skipped.benchmarks, filenames))
         return f"benchmark {name!r} has different units: {listed}"

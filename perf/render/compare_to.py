@@ -35,6 +35,7 @@ from perf.render.compare_notes import (
     ignored_lines,
     incomplete_warnings,
 )
+from perf.render.tables import format_table
 from perf.render.units import join_blocks
 
 __all__ = ["Layout", "format_compare_to", "format_slowdowns"]
@@ -134,9 +135,14 @@ def _hidden_lines(hidden: Sequence[BenchmarkComparison], context: _Context) -> l
     if not hidden or context.layout.quiet:
         return []
     lines = _hidden_line(hidden)
-    no_change = [label for label, _comparison in _labelled(hidden, context, Verdict.NO_CHANGE)]
-    if no_change:
-        lines.append(f"- no change (within +-{context.margin * 100:g}%): " + ", ".join(no_change))
+    no_change = _labelled(hidden, context, Verdict.NO_CHANGE)
+    # exactly the same values on both sides (instruction counts): "same"
+    same = [label for label, comparison in no_change if text.identical(comparison)]
+    if same:
+        lines.append(f"- {text.SAME} ({text.SAME_MEANING}): " + ", ".join(same))
+    within = [label for label, _comparison in no_change if label not in same]
+    if within:
+        lines.append(f"- no change (within +-{context.margin * 100:g}%): " + ", ".join(within))
     for label, comparison in _labelled(hidden, context, Verdict.INCONCLUSIVE):
         bracket = text.format_bracket(comparison, context.margin)
         details = ", ".join(filter(None, [bracket, text.format_needed(comparison, context.margin)]))
@@ -257,7 +263,7 @@ def _table_section(section: Section, context: _Context) -> list[str]:
         rows.append(
             ["Geometric mean", "(ref)", *(text.format_change(mean, context.margin, meaning=False) for mean in means)]
         )
-    table = text.format_table(headers, rows, context.layout.table_format) if rows else []
+    table = format_table(headers, rows, context.layout.table_format) if rows else []
     # the corrected verdicts in the table say so, as the list's lines do;
     # pyperf's table names the hidden benchmarks even with -q
     hidden_lines = _hidden_lines(hidden, context) or _hidden_line(hidden)

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Sequence
 from perf.model.benchmark import Benchmark
 from perf.model.run import Number
 from perf.render.benchmark import format_result_value
-from perf.render.units import format_datetime, format_number, format_seconds
+from perf.render.counts import format_counts
+from perf.render.units import count_of, format_datetime, format_number, format_seconds
 
 if TYPE_CHECKING:
     from perf.analysis.interference import Interference
@@ -73,7 +74,8 @@ def _format_header(benchmark: Benchmark) -> list[str]:
     """Duration, dates, raw value range and the number of runs."""
     lines = []
     duration = benchmark.get_total_duration()
-    if duration:
+    # counted under a simulator, a benchmark takes 17 to 75 times longer: not its time
+    if duration and benchmark.get_counter_source() is None:
         lines.append(f"Total duration: {format_seconds(duration)}")
     dates = benchmark.get_dates()
     if dates:
@@ -184,6 +186,9 @@ def format_process_stats(benchmark: Benchmark, stats: BenchmarkStats) -> list[st
     lines = [f"Number of processes with values: {format_number(figures.processes if figures else 0)}"]
     if benchmark.get_clock() == "cpu":
         lines.insert(0, "Clock: CPU time of the worker thread (--clock cpu)")
+    source = benchmark.get_counter_source()
+    if source is not None:
+        lines.insert(0, f"Counter: {source} (--metric instructions)")
     mean = stats.process_mean
     if figures is None or mean is None or stats.process_outliers is None:
         return lines
@@ -194,6 +199,10 @@ def format_process_stats(benchmark: Benchmark, stats: BenchmarkStats) -> list[st
     lines.extend(_format_loop_overhead(benchmark, stats.loop_overhead, figures.median))
     if stats.interference is not None:
         lines.extend(_format_interference(stats.interference))
+    if stats.counts is not None:
+        processes = count_of(stats.counts.processes, "process", "processes")
+        lines.append(f"Counts per loop, means of {processes} ({count_of(stats.counts.hash_seeds, 'hash seed')}):")
+        lines.append(format_counts(stats.counts))
     return lines
 
 

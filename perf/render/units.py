@@ -144,6 +144,20 @@ def format_integers(numbers: Sequence[Number]) -> tuple[str, ...]:
     return tuple(format_number(number) for number in numbers)
 
 
+def format_count(count: Number) -> str:
+    """``183,002``: a count with thousands separators; a mean of counts below
+    100 with three significant digits (``5.25``), whole from 100."""
+    if count == int(count) or abs(count) >= 100:
+        return f"{count:,.0f}"
+    return f"{count:,.3g}"
+
+
+def format_instructions(counts: Sequence[Number]) -> tuple[str, ...]:
+    """``183,002 instructions``: instruction counts (per loop) of a count
+    benchmark (``--metric instructions``)."""
+    return tuple(f"{format_count(count)} instruction{'' if count == 1 else 's'}" for count in counts)
+
+
 def format_system_load(load: Number) -> str:
     return f"{load:.2f}"
 
@@ -173,6 +187,7 @@ UNIT_FORMATTERS: dict[str, Callable[[Sequence[Number]], tuple[str, ...]]] = {
     "second": format_timedeltas,
     "byte": format_filesizes,
     "integer": format_integers,
+    "instructions": format_instructions,
 }
 
 #: formatter name used by the metadata registry -> function of one value
@@ -181,6 +196,7 @@ VALUE_FORMATTERS: dict[str, Callable[[object], str]] = {
     "seconds": format_seconds,  # type: ignore[dict-item]
     "filesize": format_filesize,  # type: ignore[dict-item]
     "number": format_number,  # type: ignore[dict-item]
+    "count": format_count,  # type: ignore[dict-item]
     "system_load": format_system_load,  # type: ignore[dict-item]
     "noop": format_generic,
     "clock": format_clock,

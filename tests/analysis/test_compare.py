@@ -475,3 +475,18 @@ def test_paired_needs_pairs():
         compare_paired_process_means([1.0], [1.0])
     inconclusive = compare_paired_process_means([1.0, 1.2, 0.9], [1.1, 1.0, 1.0])
     assert inconclusive.verdict == INCONCLUSIVE and inconclusive.needed_processes > 3
+
+
+def test_exact_counts_decide_without_an_interval():
+    # instruction counts of deterministic code: no process varies, the interval has no width
+    same = compare_process_means([183002.0] * 5, [183002.0] * 5)
+    assert (same.ratio, same.low, same.high, same.verdict, same.p_value) == (1.0, 1.0, 1.0, NO_CHANGE, 1.0)
+    more = compare_process_means([183002.0] * 5, [184850.0] * 5)  # 1.0 % more instructions
+    assert more.low == more.high == more.ratio == pytest.approx(184850 / 183002)
+    assert (more.verdict, more.p_value, more.standard_error) == (SLOWER, 0.0, 0.0)
+    # inside the margin, an exact difference is still no change (--min-speed 0 shows it)
+    tiny = compare_process_means([53001118.0] * 3, [53001378.0] * 3)
+    assert tiny.verdict == NO_CHANGE and tiny.p_value == 0.0
+    assert compare_process_means([53001118.0] * 3, [53001378.0] * 3, margin=0.0).verdict == SLOWER
+    for result in (same, more, tiny):
+        assert not any(map(math.isnan, (result.ratio, result.low, result.high, result.p_value, result.df)))

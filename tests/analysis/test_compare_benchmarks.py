@@ -7,6 +7,7 @@ import math
 import random
 
 import pytest
+from counts import count_benchmark
 
 from perf.analysis.benchmarks import compare_benchmarks, paired_process_means
 from perf.analysis.compare import PAIRED, RANKS, SIGNED_RANKS, WELCH
@@ -91,3 +92,20 @@ def test_pair_order_is_reproducible_and_random():
     assert set(first) == {(0, 1), (1, 0)}
     assert 70 < first.count((0, 1)) < 130
     assert first != pair_order(1235, 200)
+
+
+def test_counts_are_never_corrected_for_a_busy_machine():
+    # a busy machine moves no instruction count: the workers' evidence is not used
+    busy = {"cpu_share": 0.7, "speed_probe_before": 1e-4, "speed_probe_after": 1e-4}
+    reference = count_benchmark(processes=10, **busy)
+    changed = count_benchmark(instructions=184850.0, processes=10, cpu_share=0.999, speed_probe_before=2e-4,
+                              speed_probe_after=2e-4)  # fmt: skip
+    result = compare_benchmarks(reference, changed)
+    assert result.adjustment is None and result.method == WELCH
+    assert result.low == result.high == result.ratio == pytest.approx(184850 / 183002)
+
+
+def test_one_count_process_per_side_has_no_interval_and_no_nan():
+    result = compare_benchmarks(count_benchmark(processes=1), count_benchmark(instructions=184850.0, processes=1))
+    assert (result.low, result.high, result.verdict) == (0.0, math.inf, "inconclusive")
+    assert result.ratio == pytest.approx(184850 / 183002)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import datetime
 
+from counts import count_benchmark
+
 from perf.analysis.finished import finish_comparison
 from perf.analysis.notes import Builds, FarApart, Incomplete, Machines
 from perf.model.benchmark import Benchmark
@@ -55,3 +57,19 @@ def test_each_kind_is_data_in_the_order_of_the_module():
 
 def test_files_recorded_together_or_close_get_no_warning():
     assert notes(suite("a.json", hostname="vm"), suite("b.json", hostname="vm")) == ()
+
+
+def test_counts_recorded_far_apart_get_no_drift_warning():
+    # the drift of the machine moves no instruction count; another host still says so
+    later = START + datetime.timedelta(days=3)
+    reference = count_benchmark(date=START.isoformat(" "), hostname="one")
+    changed = count_benchmark(date=later.isoformat(" "), hostname="two")
+    files = [BenchmarkSuite([reference], filename="a.json"), BenchmarkSuite([changed], filename="b.json")]
+    assert [note.kind for note in notes(*files)] == ["machines"]
+    # a time benchmark among them: the warning stays
+    timed = [suite("a.json", hostname="one").get_benchmark("bench"), suite("b.json", later, hostname="two")]
+    files = [
+        BenchmarkSuite([reference, timed[0]], filename="a.json"),
+        BenchmarkSuite([changed, *timed[1]], filename="b.json"),
+    ]
+    assert [note.kind for note in notes(*files)] == ["machines", "far apart"]

@@ -6,11 +6,13 @@ from __future__ import annotations
 import math
 
 import pytest
+from counts import SOURCE, count_benchmark
 
 from perf.analysis.benchmarks import compare_benchmarks
 from perf.analysis.compare import INCONCLUSIVE, SLOWER, SUITE
 from perf.analysis.suites import (
     DIFFERENT_CLOCKS,
+    DIFFERENT_COUNTERS,
     DIFFERENT_UNITS,
     NO_VALUES,
     combine_comparisons,
@@ -109,6 +111,21 @@ def test_the_first_reason_wins_no_values_then_units_then_clocks():
     assert incompatibility([bench("t", unit="byte", clock="cpu"), bench("t")]) == DIFFERENT_UNITS
     assert incompatibility([bench("t", clock="cpu"), bench("t")]) == DIFFERENT_CLOCKS
     assert incompatibility([bench("t", clock="cpu"), bench("t", clock="cpu")]) is None
+
+
+def test_counts_compare_only_with_counts_of_the_same_counter():
+    counts = count_benchmark("t")
+    other_cache = count_benchmark("t", source=SOURCE.replace("8388608", "33554432"))
+    integers = bench("t", unit="integer")  # pyperf's integer unit, no counter
+    assert incompatibility([counts, count_benchmark("t", 184850.0)]) is None
+    assert incompatibility([counts, other_cache]) == DIFFERENT_COUNTERS
+    assert incompatibility([counts, integers]) == DIFFERENT_COUNTERS
+    # against times: the counter is named before the units
+    assert incompatibility([counts, bench("t")]) == DIFFERENT_COUNTERS
+    assert incompatibility([bench("t", values=False), counts]) == NO_VALUES
+    comparison = compare_suites([suite(counts, count_benchmark("u")), suite(bench("t"), count_benchmark("u"))])
+    assert names(comparison.entries) == ["u"]
+    assert [(skipped.name, skipped.reason) for skipped in comparison.incompatible] == [("t", DIFFERENT_COUNTERS)]
 
 
 def test_several_files():

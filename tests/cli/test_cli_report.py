@@ -388,3 +388,24 @@ def test_history_with_the_real_figure(tmp_path, capsys):
     tree = parse(output)
     assert len(list(tree.iter("img"))) == 3  # distribution, timeline, history
     assert tree.find(".//figure[@id='figure-history']") is not None
+
+
+def test_instruction_counts_have_their_section(tmp_path, capsys, fake_figures):
+    from counts import COUNTS
+
+    output = tmp_path / "report.html"
+    main, branch = str(COUNTS / "main.json"), str(COUNTS / "branch.json")
+    assert run(capsys, "report", main, branch, "-o", str(output)) == (0, wrote(output), "")
+    tree = parse(output)
+    readings = texts(tree, ".//table[@class='counts-changes']/tbody/tr/td[7]")
+    assert readings == [
+        "1.0 % more instructions",
+        "same instructions (+0.0 %), D1 misses 2.6x, LL misses 2.2x: memory layout, not more work",
+        "same instructions and misses",
+        "same instructions (+0.0 %), I1 misses 70x: code placement, not more work",
+    ]
+    means = texts(tree, ".//table[@class='summary']/tbody/tr/td[2]")
+    assert means[0] == "183,002 instructions +- 0 instructions"
+    # no time anywhere in the tables of a count file
+    cells = " ".join(texts(tree, ".//td"))
+    assert not any(unit in cells for unit in (" sec", " ms", " us", " ns"))

@@ -707,3 +707,13 @@ def test_the_index_keeps_each_process_cpu_share(store_path, tmp_path):
     assert wall.shares == (0.99, 0.7)
     assert partly.shares == ()  # one process without it: none
     assert cpu.shares == ()  # CPU-time values: the time off the CPU is not in them
+
+
+def test_instruction_counts_are_points_in_instructions():
+    # counts keep their display unit: a timeline of their own, shown as instructions
+    from counts import count_benchmark
+
+    from perf.model.suite import BenchmarkSuite
+
+    (point,) = sidecar.points(BenchmarkSuite([count_benchmark(instructions=[183002.0, 183010.0])]))
+    assert (point.benchmark, point.unit, point.means) == ("sorted", "instructions", (183002.0, 183010.0))

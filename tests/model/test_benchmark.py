@@ -58,6 +58,7 @@ def test_construction_checks_every_run() -> None:
 CHECKED_VALUES: dict[str, tuple[Any, Any]] = {
     "aslr": ("Full randomization", "No randomization"),
     "clock": ("cpu", "wall"),
+    "counter_source": ("cachegrind 3.19.0; I1 32768,8,64", "cachegrind 3.19.0; I1 65536,8,64"),
     "cpu_count": (8, 4),
     "cpu_model_name": ("Intel(R) Core(TM) i7", "AMD EPYC"),
     "hostname": ("host1", "host2"),
@@ -612,3 +613,34 @@ def test_format_value(unit: str, value: float, expected: str) -> None:
 def test_format_values(unit: str, values: tuple[float, ...], expected: tuple[str, ...]) -> None:
     benchmark = Benchmark([make_run(unit=unit)])
     assert benchmark.format_values(values) == expected
+
+
+# --- count benchmarks (--metric instructions) -----------------------------------------
+
+SOURCE = "cachegrind 3.19.0; I1 32768,8,64; D1 32768,8,64; LL 8388608,16,64"
+
+
+def test_a_count_benchmark_shows_instructions_and_keeps_pyperfs_unit() -> None:
+    runs = [make_run((183002.0,), unit="integer", counter_source=SOURCE, hash_seed=seed) for seed in (1, 2)]
+    benchmark = Benchmark(runs)
+    assert benchmark.get_counter_source() == SOURCE
+    assert (benchmark.get_unit(), benchmark.get_display_unit()) == ("integer", "instructions")
+    assert benchmark.format_values((183002.0, 1.0, 0.0)) == ("183,002 instructions", "1 instruction", "0 instructions")
+
+
+@pytest.mark.parametrize(("unit", "shown"), [("integer", "183002.0"), ("second", "183002 sec"), ("byte", "178.7 KiB")])
+def test_other_benchmarks_have_no_counter(unit: str, shown: str) -> None:
+    benchmark = Benchmark([make_run((183002.0,), unit=unit)])
+    assert benchmark.get_counter_source() is None
+    assert benchmark.get_display_unit() == unit
+    assert benchmark.format_value(183002.0) == shown
+
+
+def test_counts_and_times_never_share_a_benchmark() -> None:
+    counts = Benchmark([make_run((183002.0,), unit="integer", counter_source=SOURCE)])
+    message = f"metadata 'counter_source' is missing in the run but {SOURCE!r} in the benchmark"
+    with pytest.raises(IncompatibleRunError, match=re.escape(message)):
+        counts.add_run(make_run((183002.0,), unit="integer"))
+    other = SOURCE.replace("8388608", "33554432")
+    with pytest.raises(IncompatibleRunError, match="metadata 'counter_source' is"):
+        counts.add_run(make_run((183002.0,), unit="integer", counter_source=other))

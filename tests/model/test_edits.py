@@ -208,3 +208,12 @@ def test_remove_all_metadata_keeps_the_name_and_unit() -> None:
     (item,) = edits.remove_all_metadata([NumberedRuns("a", [(5, run)])])
     assert item.runs[0][0] == 5
     assert item.runs[0][1].get_metadata() == {"name": "a", "unit": "byte"}
+
+
+def test_metadata_as_value_of_a_count_run_is_no_longer_a_count() -> None:
+    # the D1 misses of a count run are not the instructions its counter counted
+    run = make_run((183002.0,), name="a", unit="integer", counter_source="cachegrind", d1_misses=1929.0, duration=2.5)
+    for key, unit in (("d1_misses", "integer"), ("duration", "second")):
+        extracted = Benchmark([edits.metadata_as_value(run, key)])
+        assert "counter_source" not in extracted.get_metadata()
+        assert extracted.get_display_unit() == extracted.get_unit() == unit

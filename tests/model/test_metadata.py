@@ -11,6 +11,7 @@ import pytest
 from perf.errors import ResultError
 from perf.model.metadata import (
     CHECKED_KEYS,
+    COUNT_KEYS,
     METADATA,
     check_metadata,
     common_metadata,
@@ -317,6 +318,7 @@ def test_checked_keys() -> None:
     assert set(CHECKED_KEYS) == {
         "aslr",
         "clock",  # perf's: a run without it used the wall clock
+        "counter_source",  # perf's: counts of other counters, or counts and times, never mix
         "cpu_count",
         "cpu_model_name",
         "hostname",
@@ -400,3 +402,57 @@ def test_float_subclasses_must_be_finite_too() -> None:
 
     with pytest.raises(ResultError, match=re.escape("metadata 'x': value must be finite, got nan")):
         check_metadata("x", Seconds("nan"))
+
+
+# --- the counts of --metric instructions -------------------------------------------
+
+COUNT_RUN = {
+    "counter_source": "cachegrind 3.19.0; I1 32768,8,64; D1 32768,8,64; LL 8388608,16,64",
+    "hash_seed": 4294967295,
+    "instructions": 183002.0,
+    "i1_misses": 3.0,
+    "d1_misses": 1929.0,
+    "ll_misses": 0.0,
+    "cycles_estimate": 202322.0,
+}
+
+
+def test_count_keys_are_registered() -> None:
+    assert parse_metadata(COUNT_RUN) == COUNT_RUN
+    assert COUNT_KEYS == ("instructions", "i1_misses", "d1_misses", "ll_misses", "cycles_estimate")
+    assert {METADATA[key].formatter for key in COUNT_KEYS} == {"count"}
+    # extracted as a benchmark (convert --extract-metadata), a count is an integer
+    assert {METADATA[key].unit for key in COUNT_KEYS} == {"integer"}
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("d1_misses", -1.0, "metadata 'd1_misses': must be >= 0, got -1.0"),
+        ("instructions", "many", "metadata 'instructions': expected int or float, got str 'many'"),
+        ("hash_seed", 1.5, "metadata 'hash_seed': expected int, got float 1.5"),
+        ("hash_seed", -1, "metadata 'hash_seed': must be >= 0, got -1"),
+        ("counter_source", 3, "metadata 'counter_source': expected str, got int 3"),
+        ("counter_source", " ", "metadata 'counter_source': value is empty"),
+    ],
+)
+def test_count_keys_refuse(name: str, value: object, message: str) -> None:
+    with pytest.raises(ResultError, match=re.escape(message)):
+        check_metadata(name, value)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("instructions", 53001118.0, "53,001,118"),
+        ("d1_misses", 1929.0, "1,929"),
+        ("i1_misses", 0.0, "0"),
+        ("ll_misses", 2.5, "2.5"),
+        ("cycles_estimate", 121976528, "121,976,528"),
+        ("hash_seed", 12345, "12345"),
+    ],
+)
+def test_count_keys_format(name: str, value: object, expected: str) -> None:
+    from perf.render.metadata import format_metadata
+
+    assert format_metadata(name, value) == expected

@@ -358,6 +358,9 @@ def test_get_raw_values_of_a_calibration_run() -> None:
         ({"duration": 0}, 0.0),
         # no duration: raw values and warmups: 0.5*2 + (1.0 + 2.0)*2
         ({"loops": 2}, 7.0),
+        # counts are no seconds: a count run without duration took no known time
+        ({"loops": 2, "counter_source": "cachegrind"}, 0.0),
+        ({"duration": 14.5, "counter_source": "cachegrind"}, 14.5),
     ],
 )
 def test_get_duration(metadata: dict[str, float], expected: float) -> None:

@@ -480,3 +480,33 @@ def test_compare_leaves_out_benchmarks_of_different_clocks():
     rows, skipped = comparison._rows(compared), comparison._skipped(compared)
     assert [row.label for row in rows] == ["u"]
     assert skipped == ["t (different clocks)"]
+
+
+# --- instruction counts (--metric instructions) -----------------------------------------
+
+
+@requires_matplotlib
+@pytest.mark.parametrize(
+    ("instructions", "tick"),
+    [(183002.0, r"\d+(\.\d+)?k"), (53001118.0, r"\d+(\.\d+)?M"), (24.5, r"\d+(\.\d+)?")],
+)
+def test_counts_are_drawn_on_an_axis_labelled_instructions(instructions, tick):
+    from counts import count_benchmark
+
+    main = ("main", suite(count_benchmark("sorted", [instructions, instructions * 1.01, instructions * 0.99])))
+    for figure in (distribution_figure([main]), timeline.timeline_figure([main])):
+        found = texts(figure)
+        assert "instructions" in found
+        assert any(re.fullmatch(tick, text) for text in found)
+        assert not any(re.search(r"\d ?(sec|ms|us|ns)$", text) for text in found)
+
+
+@requires_matplotlib
+def test_compare_of_counts_says_no_correction_applies():
+    from counts import count_benchmark
+
+    main, branch = suite(count_benchmark()), suite(count_benchmark(instructions=184850.0))
+    text = all_text(compare_figure(("main", main), [("branch", branch)], 0.01))
+    assert "1.01x slower [exactly +1.01%]" in text
+    assert "instruction counts, which a busy machine does not move" in text
+    assert "times" not in text

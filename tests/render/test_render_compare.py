@@ -17,7 +17,14 @@ from perf.analysis.compare import (
     Comparison,
     compare_process_means,
 )
-from perf.render.compare import format_bracket, format_change, format_table, format_verdict, verdict_meaning
+from perf.render.compare import (
+    format_bracket,
+    format_change,
+    format_ratio_interval,
+    format_verdict,
+    identical,
+    verdict_meaning,
+)
 
 
 def comparison(ratio, low, high, verdict, *, needed=None, method="welch", p_value=0.01):
@@ -133,31 +140,35 @@ def test_inconclusive_pairs_and_no_advice():
     assert format_change(result, meaning=False) == "1.01x slower [0.979x .. 1.040x] (inconclusive)"
 
 
-# --- tables ----------------------------------------------------------------------
+# --- exact ratios (instruction counts: no process varies) ----------------------------
 
 
-def test_markdown_cells_escape_pipes_and_stay_on_one_line():
-    assert format_table(["Benchmark", "ref"], [["a|b", "1 us"], ["a\nb", "2 us"], ["x\r\ny|", "3 us"]], "md") == [
-        "| Benchmark | ref  |",
-        "|-----------|:----:|",
-        "| a\\|b      | 1 us |",
-        "| a b       | 2 us |",
-        "| x y\\|     | 3 us |",
-    ]
+def exact(ratio, verdict, p_value):
+    return Comparison(ratio, ratio, ratio, 0.95, verdict, 10, 10, math.inf, None, 0.0, p_value, "welch")
 
 
-def test_rest_cells_stay_on_one_line():
-    assert format_table(["Benchmark", "a|ref"], [["a|b", "1 us"], ["a\nb", "2 us"]]) == [
-        "+-----------+-------+",
-        "| Benchmark | a|ref |",
-        "+===========+=======+",
-        "| a|b       | 1 us  |",
-        "+-----------+-------+",
-        "| a b       | 2 us  |",
-        "+-----------+-------+",
-    ]
+def test_an_exact_ratio_of_one_says_same():
+    same = exact(1.0, NO_CHANGE, 1.0)
+    assert format_bracket(same) == "[exact]"
+    assert format_change(same) == "no change [exact] (same: equal in every process)"
+    assert format_change(same, meaning=False) == "no change [exact] (same)"
+    assert format_ratio_interval(same) == "1.00x [exact]"
+    assert format_verdict(same, 0.01) == "same: equal in every process; 10 vs 10 processes; p = 1"
+    assert identical(same)
+    assert not identical(comparison(1.0, 0.99, 1.01, NO_CHANGE))
 
 
-def test_unknown_table_format():
-    with pytest.raises(ValueError, match="unknown table format 'csv'"):
-        format_table(["a"], [["b"]], "csv")
+def test_an_exact_change_shows_its_percent():
+    slower = exact(184850 / 183002, SLOWER, 0.0)
+    assert format_change(slower) == "1.01x slower [exactly +1.01%]"
+    assert format_verdict(slower, 0.01) == (
+        "slower: by more than 1%, since the exact ratio (no process varies) is beyond +1%; 10 vs 10 processes; p = 0"
+    )
+    faster = exact(0.98, FASTER, 0.0)
+    assert format_change(faster) == "1.02x faster [exactly -2.00%]"
+    assert "is beyond -1%" in format_verdict(faster, 0.01)
+    # a tiny exact change is never printed as +0.00%
+    tiny = exact(53001378 / 53001118, NO_CHANGE, 0.0)
+    assert format_change(tiny) == "1.00x slower [exactly +0.0005%] (no change: less than 1% either way)"
+    assert "the exact ratio (no process varies) is inside +-1%" in format_verdict(tiny, 0.01)
+    assert not identical(tiny)

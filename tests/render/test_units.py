@@ -11,6 +11,7 @@ import pytest
 from perf.render.units import (
     count_of,
     format_about,
+    format_count,
     format_datetime,
     format_filesize,
     format_filesizes,
@@ -245,6 +246,7 @@ def test_format_datetime(microsecond: bool, expected: str) -> None:
         (None, (0.0225,), ("22.5 ms",)),  # the default unit is second
         ("byte", (1, 12.3 * 1024), ("1 byte", "12.3 KiB")),
         ("integer", (2**15, 7), ("2^15", "7")),
+        ("instructions", (183002.0, 1, 0.5), ("183,002 instructions", "1 instruction", "0.5 instructions")),
     ],
 )
 def test_format_values(unit: str | None, values: tuple[float, ...], expected: tuple[str, ...]) -> None:
@@ -269,3 +271,20 @@ def test_format_values_unknown_unit() -> None:
 )
 def test_count_of_says_one_in_the_singular(count: int, what: str, plural: str | None, expected: str) -> None:
     assert count_of(count, what, plural) == expected
+
+
+@pytest.mark.parametrize(
+    ("count", "expected"),
+    [
+        (0, "0"),
+        (183002.0, "183,002"),
+        (53001118, "53,001,118"),
+        (183002.4, "183,002"),  # a mean: whole counts from 100
+        (263.27, "263"),
+        (99.94, "99.9"),  # three significant digits below 100
+        (5.25, "5.25"),
+        (0.333333, "0.333"),
+    ],
+)
+def test_format_count(count: float, expected: str) -> None:
+    assert format_count(count) == expected

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import json
 import pathlib
+import re
 
 import pytest
 
@@ -203,3 +204,26 @@ def test_pyperf_reads_the_busy_machine_evidence_and_the_loop_overhead(pyperf, tm
     assert loaded.get_metadata() == bench.get_metadata()
     assert loaded.get_unit() == "second"
     assert loaded.mean() == pytest.approx(bench.mean(), rel=1e-12)
+
+
+@pytest.mark.pyperf
+def test_pyperf_reads_instruction_counts_as_integers(pyperf, tmp_path):
+    """Count files (--metric instructions) are pyperf files of unit
+    integer: pyperf computes the same figures and merges runs of different
+    counters, which perf refuses to load (counter_source is a checked key of
+    perf only)."""
+    from counts import COUNTS
+
+    path = str(COUNTS / "main.json")
+    suite, loaded = perf.BenchmarkSuite.load(path), pyperf.BenchmarkSuite.load(path)
+    for mine, theirs in zip(suite, loaded):
+        assert (theirs.get_name(), theirs.get_unit()) == (mine.get_name(), "integer")
+        assert theirs.mean() == mine.mean() and theirs.get_metadata() == mine.get_metadata()
+    document = json.loads(pathlib.Path(path).read_text())
+    document["benchmarks"][0]["runs"][1]["metadata"]["counter_source"] = "cachegrind 3.19.0; I1 65536,8,64"
+    mixed = tmp_path / "mixed.json"
+    mixed.write_text(json.dumps(document))
+    assert len(pyperf.BenchmarkSuite.load(str(mixed)).get_benchmarks()[0].get_runs()) == 10
+    message = "metadata 'counter_source' is 'cachegrind 3.19.0; I1 65536,8,64' in the run"
+    with pytest.raises(ResultError, match=re.escape(message)):
+        files.load(str(mixed))

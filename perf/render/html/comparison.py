@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 from perf.analysis.compare import Comparison, Method
+from perf.analysis.counts import Explained
 from perf.analysis.finished import FinishedComparison
 from perf.analysis.suites import BenchmarkComparison
 from perf.render.benchmark import format_result_value
@@ -48,6 +49,8 @@ class Summary(NamedTuple):
     notes: Sequence[str] = ()
     #: warnings on the files (other hosts or CPUs, far apart in time)
     warnings: Sequence[str] = ()
+    #: the instruction counts of the compared benchmarks (their section)
+    explained: Explained | None = None
 
 
 def _verdict_cell(comparison: Comparison, margin: float) -> str:

@@ -3,8 +3,9 @@
 The page: a header (each file with its path, benchmark count, dates,
 hosts, CPUs and Python versions from the metadata), then with two files or
 more the comparison table and its notes (:mod:`perf.render.html.comparison`),
-or with one file the table of results, then the figures, the stability
-warnings of each benchmark and the metadata
+or with one file the table of results, then the instruction counts of the
+files that have them (:mod:`perf.render.html.counts`), the figures, the
+stability warnings of each benchmark and the metadata
 (:mod:`perf.render.html.sections`).
 
 The figures come from a :data:`FigureSource`, a callable that returns the
@@ -23,6 +24,7 @@ from perf.analysis.compare import Verdict
 from perf.analysis.finished import FinishedComparison
 from perf.analysis.summaries import DistributionPanel, FileSummaries
 from perf.render.html.comparison import Summary, comparison_section
+from perf.render.html.counts import counts_section
 from perf.render.html.markup import element, escape, svg_data_uri
 from perf.render.html.sections import Files, header_table, metadata_section, results_section, stability_section
 
@@ -189,6 +191,7 @@ def render_report(
         comparison_section(files, summary, robust)
         if summary is not None and len(files) > 1
         else results_section(files, summaries.findings),
+        counts_section(files, summaries.findings, summary.explained if summary is not None else None),
         _figures(files, figures, summary, robust, summaries.panels),
         stability_section(files, summaries.findings),
         metadata_section(files),

@@ -26,6 +26,7 @@ import warnings
 from typing import Any, Callable, Sequence, TypeVar
 
 from perf.model.benchmark import Benchmark
+from perf.model.metadata import COUNT_UNIT
 from perf.model.suite import BenchmarkSuite
 from perf.render.units import format_filesize, format_timedelta
 
@@ -195,6 +196,8 @@ def _number_clip_paths(svg: str) -> str:
 
 _TIME_FACTORS = {"sec": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}
 _SIZE_FACTORS = {"byte": 1.0, "bytes": 1.0, "KiB": 1.0 / 1024, "MiB": 1.0 / 1024**2}
+#: instruction counts: (factor, suffix) from the largest
+_COUNT_FACTORS = ((1e-9, "G"), (1e-6, "M"), (1e-3, "k"))
 
 
 def _scale(unit: str, reference: float) -> tuple[float, str]:
@@ -205,6 +208,10 @@ def _scale(unit: str, reference: float) -> tuple[float, str]:
     if unit == "byte":
         suffix = format_filesize(reference).rsplit(" ", 1)[-1]
         return _SIZE_FACTORS[suffix], "bytes" if suffix == "byte" else suffix
+    if unit == COUNT_UNIT:  # 183.5k, 53.0M under an axis labelled "instructions"
+        for factor, suffix in _COUNT_FACTORS:
+            if abs(reference) * factor >= 10:
+                return factor, suffix
     return 1.0, ""
 
 
@@ -219,10 +226,16 @@ def step_decimals(step: float) -> int:
 def unit_axis(axis: Any, unit: str, reference: float, bins: int) -> None:
     """Ticks of *axis* in the unit perf's text would use for *reference*
     (``2.05 us``, ``14.1 MiB``): at round numbers of that unit, with as
-    many decimals as their spacing needs."""
+    many decimals as their spacing needs; *unit* is a benchmark's display
+    unit: instruction counts get ticks of thousands or millions (``183.5k``)
+    on an axis labelled ``instructions``."""
     from matplotlib import ticker
 
     factor, suffix = _scale(unit, reference)
+    separator = " "
+    if unit == COUNT_UNIT:
+        axis.set_label_text(COUNT_UNIT, fontsize=9)
+        separator = ""
     nice = ticker.MaxNLocator(nbins=bins, steps=[1, 2, 2.5, 5, 10])
 
     class UnitLocator(ticker.Locator):
@@ -243,7 +256,7 @@ def unit_axis(axis: Any, unit: str, reference: float, bins: int) -> None:
 
         def __call__(self, x: float, pos: int | None = None) -> str:
             text = f"{x * factor:.{self.decimals}f}"
-            return f"{text} {suffix}" if suffix else text
+            return f"{text}{separator}{suffix}" if suffix else text
 
     axis.set_major_locator(UnitLocator())
     axis.set_major_formatter(UnitFormatter())

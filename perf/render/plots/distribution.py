@@ -76,7 +76,7 @@ def _distribution_panel(
 ) -> None:
     ax_values, ax_means = axes
     present = [(index, benchmark) for index, benchmark in enumerate(found) if benchmark is not None]
-    unit = present[0][1].get_unit()
+    unit = present[0][1].get_display_unit()
     values: list[_Sample] = []
     means: list[_Sample] = []
     missing: list[str] = []
@@ -86,7 +86,7 @@ def _distribution_panel(
             if not benchmark.get_nvalue():
                 missing.append(f"{title}: no values (only calibration runs)")
             else:
-                missing.append(f"{title}: in {benchmark.get_unit()}, not {unit}")
+                missing.append(f"{title}: in {benchmark.get_display_unit()}, not {unit}")
             continue
         colour = canvas.PALETTE[index % len(canvas.PALETTE)]
         position = panel.files.index(index)

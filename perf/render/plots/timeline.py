@@ -102,7 +102,7 @@ def _timeline_panel(ax: Any, benchmark: Benchmark, limits: tuple[float, float] |
         room = (limits[1] - limits[0]) * 0.06
         ax.set_ylim(limits[0] - room, limits[1] + room)
     ax.set_xlim(-0.5 - total * 0.01, total - 0.5 + total * 0.01)
-    canvas.unit_axis(ax.yaxis, benchmark.get_unit(), limits[1] if limits else _largest(runs), 5)
+    canvas.unit_axis(ax.yaxis, benchmark.get_display_unit(), limits[1] if limits else _largest(runs), 5)
     _integer_axis(ax.xaxis)
     return outside
 
