@@ -102,7 +102,7 @@ def parse_command(
             raise UsageError(f"{option} cannot be given after --: the command sets it")
     if python and os.path.isabs(python):
         given["python"] = python
-    if given["metric"] != "time" and given["processes"] is None:
+    if given.get("metric") not in (None, "time") and given.get("processes") is None:
         # counts of a commit against another are paired by hash seed: exact for deterministic code
         given["processes"] = COUNT_SESSION_ROUNDS if defaults is None else COUNT_RECORD_SAMPLES
     if defaults is None:

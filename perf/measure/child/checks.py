@@ -29,7 +29,7 @@ def check_here(options: RunOptions) -> RunOptions:
         from perf.measure.child.memory import peak_rss_supported
 
         if options.metric == "instructions":
-            from perf.collect.cachegrind import valgrind_version
+            from perf.measure.cachegrind import valgrind_version
 
             valgrind_version()  # installed, and it runs
 

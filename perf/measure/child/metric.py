@@ -54,6 +54,10 @@ if TYPE_CHECKING:  # a worker does not pay for a Protocol class at start-up
         def command(self, command: Sequence[str]) -> list[str]:
             """The command line that starts a worker of this metric."""
 
+        def recorded(self) -> dict[str, str]:
+            """The checked metadata its runs will record, known before they
+            run (the checks of an ``--append`` file)."""
+
 
 class WallTime:
     """The wall clock (``--clock wall``, the default): the task's own time function."""
@@ -73,6 +77,9 @@ class WallTime:
 
     def command(self, command: Sequence[str]) -> list[str]:
         return list(command)
+
+    def recorded(self) -> dict[str, str]:
+        return {} if self.timed else {"unit": self.unit}  # a script may declare the unit of its times
 
 
 class CpuTime(WallTime):
@@ -94,9 +101,15 @@ class Instructions(WallTime):
     sampler: ClassVar[str | None] = "perf.measure.parent.counting:count_sample"
 
     def command(self, command: Sequence[str]) -> list[str]:
-        from perf.collect.cachegrind import cachegrind_command
+        from perf.measure.cachegrind import cachegrind_command
 
         return cachegrind_command(list(command))
+
+    def recorded(self) -> dict[str, str]:
+        from perf.measure.cachegrind import installed_source
+        from perf.model.metadata import COUNTER_KEY
+
+        return {"unit": self.unit, COUNTER_KEY: installed_source()}
 
 
 #: every metric: its name -> the class that implements it (``module:class``)

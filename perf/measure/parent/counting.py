@@ -6,7 +6,7 @@ A sample is one run of the benchmark.  It takes three workers:
    ``--min-time`` / :data:`CALIBRATION_DIVISOR` (it calibrates the loops
    *L* in the first sample; later ones reuse them): its metadata becomes
    the run's (the Python, the machine, the date);
-2. two workers under cachegrind (:mod:`perf.collect.cachegrind`) run the
+2. two workers under cachegrind (:mod:`perf.measure.cachegrind`) run the
    task once, *L* loops and *2L* loops, at the same time: counts need no
    quiet CPU.  Both get the same environment: the same padding, and
    ``PYTHONHASHSEED`` = the sample's number (their ``random`` is seeded
@@ -32,11 +32,12 @@ import tempfile
 import time
 from typing import TYPE_CHECKING
 
-from perf.collect.cachegrind import OUTPUT_VARIABLE, counter_source, per_loop, read_totals, valgrind_version
 from perf.errors import WorkerError
+from perf.measure.cachegrind import OUTPUT_VARIABLE, installed_source, per_loop, read_totals
 from perf.measure.parent.workers import WorkerLauncher, WorkerOutput, run_commands
 from perf.measure.protocol import decode_benchmark
 from perf.model.benchmark import Benchmark
+from perf.model.metadata import COUNTER_KEY
 from perf.model.run import Run
 
 if TYPE_CHECKING:
@@ -64,7 +65,6 @@ TIME_KEYS = (
 #: the metadata key of a sample's hash seed
 SEED_KEY = "hash_seed"
 
-_SOURCES: dict[str, str] = {}
 #: valgrind's note that it sized the last level from the real L3 (the
 #: geometry is pinned: the note says nothing)
 _VALGRIND_NOTE = re.compile(r"--[0-9]+-- warning: L3 cache found, using its data for the LL simulation")
@@ -88,7 +88,8 @@ def count_sample(
     metadata = {key: value for key, value in run.get_metadata().items() if key not in TIME_KEYS}
     inner_loops = run.get_inner_loops()
     counts = {key: value / inner_loops for key, value in counts.items()}
-    metadata.update(counts, unit="integer", loops=loops, counter_source=source(), duration=time.monotonic() - start)
+    metadata.update(counts, unit="integer", loops=loops, duration=time.monotonic() - start)
+    metadata[COUNTER_KEY] = installed_source()
     metadata[SEED_KEY] = sample
     if counts["instructions"] <= 0:
         raise WorkerError(f"{what}: {loops} more loops counted no instructions: is the benchmark deterministic?")
@@ -121,10 +122,3 @@ def count_pair(launcher: WorkerLauncher, task: int, loops: int, what: str, seed:
     stderr = "".join(done.stderr.decode("utf-8", "replace") for done in finished)
     stderr = "".join(line for line in stderr.splitlines(True) if not _VALGRIND_NOTE.match(line))
     return per_loop(low, high, loops), stderr
-
-
-def source() -> str:
-    """The ``counter_source`` of this machine's valgrind (asked once)."""
-    if "" not in _SOURCES:
-        _SOURCES[""] = counter_source(valgrind_version())
-    return _SOURCES[""]

@@ -117,9 +117,7 @@ class ResultWriter:
         metadata.pop("inner_loops", None)
         if inner_loops:
             metadata["inner_loops"] = inner_loops
-        metric = metric_of(self.options)
-        if not metric.timed:
-            metadata["unit"] = metric.unit
+        metadata.update(metric_of(self.options).recorded())
         metadata.setdefault("unit", DEFAULT_UNIT)
         record_clock(metadata, self.options.clock)  # as the worker records it
         try:

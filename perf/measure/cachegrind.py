@@ -15,6 +15,7 @@ Must not: print, exit, or decide what to run.
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import shutil
@@ -22,6 +23,7 @@ import subprocess
 from typing import Mapping
 
 from perf.errors import UsageError, WorkerError
+from perf.model.metadata import COUNT_KEYS
 
 #: the simulated caches: size in bytes, associativity, line size (an
 #: 8-way 32 KiB L1 for instructions and for data, a 16-way 8 MiB last level)
@@ -38,8 +40,6 @@ EVENTS = {
     "DLmr": "ll_misses",
     "DLmw": "ll_misses",
 }
-#: the per-loop counts of a run's metadata, in the order they are shown
-COUNT_KEYS = ("instructions", "i1_misses", "d1_misses", "ll_misses", "cycles_estimate")
 #: the estimate's cost of an L1 miss and of a last-level miss, in cycles
 L1_MISS_CYCLES = 10
 LL_MISS_CYCLES = 100
@@ -79,6 +79,12 @@ def counter_source(version: str) -> str:
     return "; ".join([f"cachegrind {version}", *(f"{name} {geometry}" for name, geometry in CACHES.items())])
 
 
+@functools.cache
+def installed_source() -> str:
+    """The :func:`counter_source` of the valgrind installed here (asked once)."""
+    return counter_source(valgrind_version())
+
+
 def read_totals(prefix: str) -> dict[str, int]:
     """The totals of the processes that wrote ``PREFIX.PID`` files, added
     up by perf's names.  WorkerError when there is none or one is broken."""
@@ -109,7 +115,9 @@ def cycles_estimate(counts: Mapping[str, float]) -> float:
 def per_loop(low: Mapping[str, int], high: Mapping[str, int], loops: int) -> dict[str, float]:
     """The counts of one loop: the totals of a process that ran *loops*
     more loops than another (*high* and *low*), their difference divided
-    by *loops*; start-up, imports, setup and the first call cancel."""
-    counts = {key: (high[key] - low[key]) / loops for key in COUNT_KEYS[:-1]}
+    by *loops*; start-up, imports, setup and the first call cancel.  A
+    difference below zero (a few misses more in the shorter process) is
+    noise around zero: 0."""
+    counts = {key: max(high[key] - low[key], 0) / loops for key in COUNT_KEYS[:-1]}
     counts["cycles_estimate"] = cycles_estimate(counts)
     return counts

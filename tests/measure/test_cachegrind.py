@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from perf.collect import cachegrind
 from perf.errors import UsageError, WorkerError
+from perf.measure import cachegrind
 
 
 def write(path, summary, events="Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw"):
