@@ -66,7 +66,7 @@ def regression_points(trials: int, commits: int, seed: int) -> list[int]:
 
 def run_trial(number: int, regression: int, args: argparse.Namespace, folder: str) -> dict[str, object]:
     path = os.path.join(folder, f"repo-{number}")
-    repo = build_example_repo(path, commits=args.commits, regression=regression)
+    repo = build_example_repo(path, commits=args.commits, regression=regression, slowdown=args.slowdown)
     output = os.path.join(folder, f"bisect-{number}.json")
     command = [sys.executable, "-m", "perf", "bisect", repo.commits[0], repo.commits[-1], "--repo", path]
     command += ["--json", output] + (["--budget", args.budget] if args.budget else [])
@@ -146,9 +146,12 @@ def main() -> None:
     parser.add_argument("--load", choices=("mixed", "cpu", "memory", "none"), default="mixed")
     parser.add_argument("--budget", default="", help="perf bisect --budget (default: bisect's own)")
     parser.add_argument("--args", default="", help="runner options of bench.py (default: none)")
+    parser.add_argument("--slowdown", type=float, default=0.05, help="the planted regression (default: 0.05)")
     parser.add_argument("--verbose", action="store_true", help="print each bisection's output")
     args = parser.parse_args()
-    print(f"perf bisect accuracy: {args.trials} trials, {args.commits} commits, a planted 5 % regression")
+    print(
+        f"perf bisect accuracy: {args.trials} trials, {args.commits} commits, a planted {args.slowdown:.0%} regression"
+    )
     print(f"ARGS: bench.py {args.args}".rstrip() + f"; budget: {args.budget or 'bisect default'}; load: {args.load}")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start")
     print()
