@@ -21,13 +21,14 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Sequence
 
+from perf.model.metadata import COUNT_UNIT
 from perf.render.units import count_of, format_about, format_values, format_widths, join_blocks
 
 if TYPE_CHECKING:
     from perf.history.confirm import ConfirmSession
     from perf.history.record import RecordProgress
     from perf.history.store import Recording
-    from perf.history.timelines import Change, Timeline
+    from perf.history.timelines import Timeline
 
 #: characters of a commit id in the tables
 SHORT = 12
@@ -115,7 +116,7 @@ def _timeline_rows(timeline: Timeline) -> list[list[str]]:
 
 def format_timeline(timeline: Timeline) -> list[str]:
     """The title and table of one timeline."""
-    title = f"{timeline.benchmark} on {timeline.machine}"
+    title = f"{_named(timeline)} on {timeline.machine}"
     headers = ["commit", "date", "mean", "95% CI", "processes", ""]
     lines = [title, "=" * len(title), ""]
     lines += _table(headers, _timeline_rows(timeline), right=(2, 4))
@@ -132,20 +133,15 @@ def format_show(timelines: Sequence[Timeline]) -> list[str]:
     return join_blocks(*(format_timeline(timeline) for timeline in timelines))
 
 
-def all_changes(timelines: Sequence[Timeline]) -> list[Change]:
-    return [change for timeline in timelines for change in timeline.changes]
-
-
 def format_changes(timelines: Sequence[Timeline]) -> list[str]:
     """The text of ``history changes``: one row per change."""
-    changes = all_changes(timelines)
-    if not changes:
+    if not any(timeline.changes for timeline in timelines):
         count = len(timelines)
         return [f"No change detected in {count} timeline{'' if count == 1 else 's'}."]
     headers = ["benchmark", "machine", "before", "after", "ratio", "95% CI", "direction"]
     rows = [
         [
-            change.benchmark,
+            _named(timeline),
             change.machine,
             short(change.before),
             short(change.after),
@@ -153,9 +149,16 @@ def format_changes(timelines: Sequence[Timeline]) -> list[str]:
             format_ratio_interval(change.ci_low, change.ci_high),
             change.direction,
         ]
-        for change in changes
+        for timeline in timelines
+        for change in timeline.changes
     ]
     return _table(headers, rows, right=(4,))
+
+
+def _named(timeline: Timeline) -> str:
+    """The benchmark of *timeline*, with its metric when it is counts
+    (time and counts of one benchmark are two timelines)."""
+    return timeline.benchmark if timeline.unit != COUNT_UNIT else f"{timeline.benchmark} ({COUNT_UNIT})"
 
 
 def format_record_progress(progress: RecordProgress) -> str:
@@ -209,11 +212,13 @@ def _number(value: float) -> float | None:
 
 def changes_document(timelines: Sequence[Timeline]) -> list[dict[str, Any]]:
     """``history changes --json``: a list of objects with exactly the keys
-    benchmark, machine, before, after (full commit ids), ratio, ci_low,
-    ci_high, direction (a bound that cannot be estimated is null)."""
+    benchmark, unit (``second``, ``instructions``...), machine, before,
+    after (full commit ids), ratio, ci_low, ci_high, direction (a bound that
+    cannot be estimated is null)."""
     return [
         {
             "benchmark": change.benchmark,
+            "unit": timeline.unit,
             "machine": change.machine,
             "before": change.before,
             "after": change.after,
@@ -222,5 +227,6 @@ def changes_document(timelines: Sequence[Timeline]) -> list[dict[str, Any]]:
             "ci_high": _number(change.ci_high),
             "direction": change.direction,
         }
-        for change in all_changes(timelines)
+        for timeline in timelines
+        for change in timeline.changes
     ]

@@ -326,10 +326,11 @@ def test_changes_json(store, capsys, fake_timelines):
     assert status == 0
     document = json.loads(out)
     assert [sorted(change) for change in document] == [
-        ["after", "before", "benchmark", "ci_high", "ci_low", "direction", "machine", "ratio"]
+        ["after", "before", "benchmark", "ci_high", "ci_low", "direction", "machine", "ratio", "unit"]
     ] * 3
     assert document[0] == {
         "benchmark": "call_method",
+        "unit": "second",
         "machine": "speed-1",
         "before": COMMIT_A,
         "after": COMMIT_B,
