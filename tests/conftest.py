@@ -60,6 +60,7 @@ def fake_valgrind(tmp_path_factory, monkeypatch):
     path.chmod(0o755)
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
     assert shutil.which("valgrind") == str(path)
+    fake.calls = lambda: (folder / fake.CALLS).read_text().splitlines() if (folder / fake.CALLS).exists() else []
     return fake
 
 

@@ -107,3 +107,17 @@ def test_real_cachegrind_counts_are_the_same_in_two_samples(tmp_path):
     assert abs(values[1] / values[0] - 1) < 1e-5
     assert 5_000 < values[0] < 200_000  # instructions of sorting 100 ints: not a start-up
     assert runs[0]["metadata"]["d1_misses"] >= 0
+
+
+def test_a_process_counts_a_sample_once(fake_valgrind, tmp_path, monkeypatch):
+    from perf.api import RunOptions, Timeit, run
+
+    monkeypatch.chdir(tmp_path)
+    options = RunOptions.create(metric="instructions", loops=10, mode="timeit")
+    first = run(Timeit("pass"), options)
+    assert len(fake_valgrind.calls()) == 4  # 2 samples of 2 workers
+    again = run(Timeit("pass"), options)
+    assert len(fake_valgrind.calls()) == 4  # the same workers: the same counts, not counted again
+    assert [run.values for run in again.get_runs()] == [run.values for run in first.get_runs()]
+    run(Timeit("pass", setup="x = 1"), options)
+    assert len(fake_valgrind.calls()) == 8  # other workers

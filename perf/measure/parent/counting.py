@@ -18,7 +18,9 @@ the instructions of one loop (of one statement with inner loops), its
 metadata the instructions, misses and estimated cycles of a loop.  Sample
 *n* has hash seed *n* on every side and in every recording: two
 recordings of the same build give the same counts, and the spread between
-samples is the spread between hash seeds.
+samples is the spread between hash seeds.  So a process does not count a
+sample twice: ``perf bisect`` measures GOOD and BAD in every session, and
+the commits of a step again in the next one.
 
 Must not: print, exit, or decide the schedule.
 """
@@ -30,7 +32,7 @@ import random
 import re
 import tempfile
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from perf.errors import WorkerError
 from perf.measure.cachegrind import OUTPUT_VARIABLE, installed_source, per_loop, read_totals
@@ -65,6 +67,12 @@ TIME_KEYS = (
 #: the metadata key of a sample's hash seed
 SEED_KEY = "hash_seed"
 
+#: what this process counted: the same worker command line, folder and
+#: environment count the same (``perf bisect`` measures GOOD and BAD in
+#: every session): the loops of those workers, and each sample's run by
+#: its loops and number
+_CALIBRATED: dict[tuple[Any, ...], int] = {}
+_COUNTED: dict[tuple[Any, ...], Run] = {}
 #: valgrind's note that it sized the last level from the real L3 (the
 #: geometry is pinned: the note says nothing)
 _VALGRIND_NOTE = re.compile(r"--[0-9]+-- warning: L3 cache found, using its data for the LL simulation")
@@ -74,7 +82,21 @@ def count_sample(
     launcher: WorkerLauncher, task: int, loops: int, values: int, *, what: str, sample: int
 ) -> WorkerOutput:
     """Sample number *sample* of benchmark number *task* (*loops* 0: this
-    sample calibrates them), as :meth:`WorkerLauncher.run_worker` takes one."""
+    sample calibrates them, unless this process did it for the same
+    workers), as :meth:`WorkerLauncher.run_worker` takes one.  A sample this
+    process counted before for the same workers is not counted again."""
+    workers = (tuple(launcher.worker_command(task, 0, 0, 1)), launcher.side.cwd, launcher.side.env)
+    loops = loops or _CALIBRATED.get(workers, 0)
+    if (workers, loops, sample) in _COUNTED:
+        return WorkerOutput(Benchmark([_COUNTED[workers, loops, sample]]), "", 0.0)
+    output = _count(launcher, task, loops, what, sample)
+    counted = output.benchmark.get_runs()[-1]
+    _CALIBRATED.setdefault(workers, counted.get_loops())
+    _COUNTED[workers, counted.get_loops(), sample] = counted
+    return output
+
+
+def _count(launcher: WorkerLauncher, task: int, loops: int, what: str, sample: int) -> WorkerOutput:
     start = time.monotonic()
     timed = WorkerLauncher(
         launcher.side._replace(options=timing_options(launcher.options)),
