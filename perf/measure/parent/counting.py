@@ -114,7 +114,7 @@ def _count(launcher: WorkerLauncher, task: int, loops: int, what: str, sample: i
     metadata[COUNTER_KEY] = installed_source()
     metadata[SEED_KEY] = sample
     if counts["instructions"] <= 0:
-        raise WorkerError(f"{what}: {loops} more loops counted no instructions: is the benchmark deterministic?")
+        raise WorkerError(f"{what}: {loops} more loops counted no more instructions: does the benchmark do any work?")
     counted = Run([counts["instructions"]], metadata=metadata, collect_metadata=False)
     return WorkerOutput(Benchmark([counted]), timed.stderr + stderr, time.monotonic() - start)
 
