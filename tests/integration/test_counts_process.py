@@ -106,4 +106,6 @@ def test_real_cachegrind_counts_are_the_same_in_two_samples(tmp_path):
     assert len(values) == 2
     assert abs(values[1] / values[0] - 1) < 1e-5
     assert 5_000 < values[0] < 200_000  # instructions of sorting 100 ints: not a start-up
-    assert runs[0]["metadata"]["d1_misses"] >= 0
+    # misses are a difference too: for code that stays in the caches, noise around 0 that the
+    # memory layout decides (any change to perf's own modules moves it)
+    assert runs[0]["metadata"]["d1_misses"] > -1
