@@ -26,6 +26,17 @@ from perf.model.benchmark import Benchmark
 from perf.pytest_plugin.measure import IN_WORKERS, MEASURED_IN, call_once, is_async, pedantic_benchmark, timing
 from perf.pytest_plugin.options import Settings
 
+#: the ``unit`` of the ``perf`` object of an entry whose figures are
+#: instructions per call (an entry without it has seconds)
+COUNT_UNIT = "instructions"
+
+
+def entry_unit(entry: dict[str, Any]) -> str:
+    """The unit of the figures of a pytest-benchmark entry: ``instructions``
+    (perf's counts) or ``seconds``."""
+    fields = entry.get("perf")
+    return str(fields.get("unit", "seconds")) if isinstance(fields, dict) else "seconds"
+
 
 class FixtureAlreadyUsed(Exception):
     """A test called ``benchmark`` (or ``benchmark.pedantic``) twice."""
@@ -126,15 +137,24 @@ class BenchmarkStats:
         except KeyError:
             return default
 
+    @property
+    def counted(self) -> bool:
+        """The values are instructions per call (``--perf-metric instructions``), not seconds."""
+        return self.perf.get_unit() == "integer"
+
     def perf_fields(self) -> dict[str, Any]:
         """What perf adds to pytest-benchmark's entry: where the values were
-        measured, by how many processes, and :attr:`interval`."""
+        measured, by how many processes (counts: samples), :attr:`interval`,
+        and for counts their unit."""
         interval = self.interval
-        return {
+        fields = {
             "measured_in": self.measured_in,
             "processes": self.processes,
             "mean_interval": None if interval is None else [interval.low, interval.high],
         }
+        if self.counted:
+            fields["unit"] = COUNT_UNIT
+        return fields
 
     def as_dict(self, include_data: bool = True, flat: bool = False, stats: bool = True) -> dict[str, Any]:
         """The entry of pytest-benchmark's JSON document."""
@@ -166,8 +186,11 @@ class Results(Protocol):
     def measured(self, nodeid: str) -> Benchmark | str | None:
         """The workers' runs of *nodeid*, their error tail, or None."""
 
-    def measure_here(self, fixture: BenchmarkFixture, fn: Callable[..., Any], args: Any, kwargs: Any) -> Benchmark:
-        """Measure in pytest's process (no worker measured this test)."""
+    def measure_here(
+        self, fixture: BenchmarkFixture, fn: Callable[..., Any], args: Any, kwargs: Any
+    ) -> Benchmark | None:
+        """Measure in pytest's process (no worker measured this test); None
+        when it cannot be measured there (counts)."""
 
     def add(self, stats: BenchmarkStats) -> None:
         """Keep a finished benchmark for the files and the summary."""
@@ -195,6 +218,9 @@ class BenchmarkFixture:
         #: pedantic rounds run in pytest's process: not beside xdist's other
         #: tests (they run once, unmeasured, as when disabled)
         self.pedantic_disabled = disabled
+        #: the rounds of benchmark.pedantic are a result (not beside counts:
+        #: they are times, and run without being kept)
+        self.pedantic_kept = True
         self.skipped = False
         self.has_error = False
         self.stats: BenchmarkStats | None = None
@@ -231,6 +257,8 @@ class BenchmarkFixture:
                 raise BenchmarkFailed(measured)
             if measured is None:
                 measured = self._results.measure_here(self, function_to_benchmark, args, kwargs)
+                if measured is None:
+                    return result
             self._finish(measured, int(measured.get_loops()))
             return result
         except BaseException:
@@ -286,6 +314,8 @@ class BenchmarkFixture:
             args, kwargs = plan.arguments()
             result = plan.target(*args, **kwargs)
             plan.tear_down(args, kwargs)
+        if not self.pedantic_kept:
+            return result
         measured = pedantic_benchmark(self.fullname, data, plan.iterations, plan.warmup_rounds)
         self._finish(measured, plan.iterations)
         return result

@@ -144,10 +144,14 @@ def measure_function(
     budget: PytestBudget,
     loops: int,
     measured_in: str = IN_WORKERS,
+    metric: str = "time",
 ) -> Benchmark:
     """Measure ``fn(*args, **kwargs)`` as one perf worker does; *loops* 0
     calibrates them.  Returns the runs (a calibration run first when this
-    call calibrated).  Exceptions of *fn* propagate."""
+    call calibrated).  *metric* ``instructions``: run the *loops* once,
+    with nothing around them, in a worker under cachegrind
+    (:func:`perf.measure.child.worker.count_task`).  Exceptions of *fn*
+    propagate."""
     from perf.collect.python import python_has_jit
     from perf.measure.child.worker import run_task
     from perf.measure.options import RunOptions
@@ -164,11 +168,13 @@ def measure_function(
         metadata={MEASURED_IN: measured_in},
         overhead_function=empty_loop_time_function(clock),
     )
-    jit = python_has_jit()
-    values, warmups, min_time = worker_plan(budget, settings, jit)
-    options = RunOptions.create(
-        processes=budget.processes, values=values, warmups=warmups, loops=loops, min_time=min_time, lock="none"
-    )
+    if metric == "time":
+        values, warmups, min_time = worker_plan(budget, settings, python_has_jit())
+        options = RunOptions.create(
+            processes=budget.processes, values=values, warmups=warmups, loops=loops, min_time=min_time, lock="none"
+        )
+    else:
+        options = RunOptions.create(loops=loops, metric=metric, lock="none")
     return outside_event_loop(lambda: run_task(task, options, clock=clock))
 
 

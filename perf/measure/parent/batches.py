@@ -244,9 +244,9 @@ def run_batches(
     return outcomes
 
 
-def list_tests(command: Command, cwd: str) -> tuple[list[str], list[str]]:
-    """The tests a worker lists and their files, from one worker that runs
-    none; WorkerError with the end of its output when it fails."""
+def list_tests(command: Command, cwd: str) -> dict[str, str]:
+    """The tests a worker lists, in order, each with its file, from one
+    worker that runs none; WorkerError with the end of its output when it fails."""
     from perf.errors import WorkerError
 
     with tempfile.TemporaryDirectory(prefix="perf-pytest-") as folder:
@@ -255,8 +255,7 @@ def list_tests(command: Command, cwd: str) -> tuple[list[str], list[str]]:
     if status not in CLEAN_EXITS:
         message = f"the worker that lists the benchmark tests failed (exit status {status})"
         raise WorkerError(f"{message}; its last output:\n{tail}")
-    listed = [event for event in events if event.kind == LISTED]
-    return [event.test for event in listed], sorted({event.detail for event in listed})
+    return {event.test: event.detail for event in events if event.kind == LISTED}
 
 
 def count_batches(

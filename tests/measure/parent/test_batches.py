@@ -151,7 +151,7 @@ def test_a_long_worker_says_how_far_it_is(worker, monkeypatch):
 
 def test_listing(worker):
     command, given = worker
-    assert list_tests(command("measure"), os.getcwd()) == (["a", "b"], ["a.py", "b.py"])
+    assert list_tests(command("measure"), os.getcwd()) == {"a": "a.py", "b": "b.py"}
     assert given()[0][:2] == [["list"], []]
     with pytest.raises(WorkerError, match="the worker that lists the benchmark tests failed \\(exit status 2\\)"):
         list_tests(command("fail"), os.getcwd())
