@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import json
 import types
-from typing import Any, Callable, NamedTuple, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol, Sequence
 
-from perf.analysis.intervals import Interval, benchmark_mean_interval
-from perf.analysis.round_stats import FIELDS, round_stats
-from perf.model.benchmark import Benchmark
 from perf.pytest_plugin.measure import IN_WORKERS, MEASURED_IN, call_once, is_async, pedantic_benchmark, timing
 from perf.pytest_plugin.options import Settings
+
+if TYPE_CHECKING:  # the statistics are imported when a result is read (workers read none)
+    from perf.analysis.intervals import Interval
+    from perf.model.benchmark import Benchmark
 
 #: the ``unit`` of the ``perf`` object of an entry whose figures are
 #: instructions per call (an entry without it has seconds)
@@ -57,10 +58,14 @@ class Stats:
 
     def as_dict(self) -> dict[str, Any]:
         if self._fields is None:
+            from perf.analysis.round_stats import round_stats
+
             self._fields = round_stats(self.data)
         return dict(self._fields)
 
     def __getattr__(self, name: str) -> Any:
+        from perf.analysis.round_stats import FIELDS
+
         if name in FIELDS:
             return self.as_dict()[name]
         raise AttributeError(name)
@@ -88,6 +93,8 @@ class BenchmarkStats:
         self.cprofile_stats = None
         #: the 95 % t interval of the mean of the process means (None
         #: below 2 processes): the table's and the files'
+        from perf.analysis.intervals import benchmark_mean_interval
+
         self.interval: Interval | None = benchmark_mean_interval(benchmark)
 
     @property
@@ -124,6 +131,8 @@ class BenchmarkStats:
         return bool(self.stats.data)
 
     def __getitem__(self, key: str) -> Any:
+        from perf.analysis.round_stats import FIELDS
+
         if key in FIELDS:
             return self.stats.as_dict()[key]
         try:

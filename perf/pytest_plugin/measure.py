@@ -15,7 +15,6 @@ Must not: print, spawn processes, decide how many processes run.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import gc
@@ -23,13 +22,13 @@ import inspect
 import math
 import sys
 import threading
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
-from perf.measure.child.sampling import TimeFunction
-from perf.measure.child.tasks import Task, async_time_function, empty_loop_time_function, func_time_function
-from perf.model.benchmark import Benchmark
-from perf.model.run import Run
 from perf.pytest_plugin.options import JIT_WARMUPS, PytestBudget, Settings
+
+if TYPE_CHECKING:  # every pytest process imports this module: what measures is imported when it measures
+    from perf.measure.child.sampling import TimeFunction
+    from perf.model.benchmark import Benchmark
 
 T = TypeVar("T")
 
@@ -47,6 +46,9 @@ def is_async(fn: Callable[..., Any]) -> bool:
 
 
 def _loop_running() -> bool:
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return False  # no event loop runs where asyncio was never imported
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -85,6 +87,8 @@ def call_once(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any
         return fn(*args, **kwargs)
 
     def run() -> Any:
+        import asyncio
+
         loop = asyncio.new_event_loop()
         try:
             return loop.run_until_complete(fn(*args, **kwargs))
@@ -153,6 +157,7 @@ def measure_function(
     (:func:`perf.measure.child.worker.count_task`).  Exceptions of *fn*
     propagate."""
     from perf.collect.python import python_has_jit
+    from perf.measure.child.tasks import Task, async_time_function, empty_loop_time_function, func_time_function
     from perf.measure.child.worker import run_task
     from perf.measure.options import RunOptions
 
@@ -182,6 +187,8 @@ def pedantic_benchmark(name: str, data: Sequence[float], iterations: int, warmup
     """The rounds of ``benchmark.pedantic`` (seconds per call, timed in
     pytest's process) as one run of a Benchmark."""
     from perf.collect import collect_metadata
+    from perf.model.benchmark import Benchmark
+    from perf.model.run import Run
 
     metadata = collect_metadata()
     metadata.update(name=name, loops=iterations, unit="second")

@@ -27,10 +27,7 @@ import tempfile
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from perf.errors import PerfError, UsageError
-from perf.measure.parent.sides import check_writable_folder
 from perf.measure.protocol import BatchSpec
-from perf.model.benchmark import Benchmark
-from perf.model.suite import BenchmarkSuite
 from perf.pytest_plugin import compat_json
 from perf.pytest_plugin.fixture import COUNT_UNIT, BenchmarkFixture, BenchmarkStats, entry_unit
 from perf.pytest_plugin.measure import IN_PYTEST, measure_function
@@ -46,14 +43,17 @@ from perf.pytest_plugin.options import (
 )
 from perf.pytest_plugin.report import header_lines, other_tool_line, other_unit_line, saved_comparison_table
 from perf.pytest_plugin.workers import WorkerRecorder, pytest_command
-from perf.storage.files import write_atomic
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a worker process imports this module: results and files are imported when used
     from perf.measure.parent.batches import Command, Outcomes, Progress
+    from perf.model.benchmark import Benchmark
+    from perf.model.suite import BenchmarkSuite
     from perf.platform.lock import Holder
 
 
 def _writable_folder(option: str, path: str) -> None:
+    from perf.measure.parent.sides import check_writable_folder
+
     check_writable_folder(path, label=option)
     if os.path.isdir(path):
         raise UsageError(f"{option}: {path} is a folder")
@@ -142,6 +142,8 @@ class PerfSession:
         option = self.option
         if option.perf_compare:
             try:
+                from perf.model.suite import BenchmarkSuite
+
                 self.reference = BenchmarkSuite.load(option.perf_compare)
             except (PerfError, OSError, ValueError) as exc:
                 raise UsageError(f"--perf-compare: {exc}") from None
@@ -292,6 +294,8 @@ class PerfSession:
             return []
         if not results:
             return ["perf: not saving anything, no benchmarks have been run"]
+        from perf.storage.files import write_atomic
+
         lines = []
         if option.benchmark_json:
             text = compat_json.dumps(self.pytest_benchmark_document(hook, config, include_data=True))
@@ -307,6 +311,8 @@ class PerfSession:
             compat_json.save(path, compat_json.dumps(document))
             lines.append(f"perf: saved benchmark data in {path}")
         if option.perf_output:
+            from perf.model.suite import BenchmarkSuite
+
             BenchmarkSuite([stats.perf for stats in results]).dump(option.perf_output, replace=True)
             lines.append(f"perf: wrote perf's results in {option.perf_output}")
         return lines
@@ -325,6 +331,7 @@ class PerfSession:
     def _perf_compare(self, results: list[BenchmarkStats]) -> list[str]:
         from perf.analysis.compare import DEFAULT_MARGIN
         from perf.analysis.finished import find_slowdowns, finish_comparison
+        from perf.model.suite import BenchmarkSuite
         from perf.render.compare_notes import comparison_error
         from perf.render.compare_to import Layout, format_compare_to, format_slowdowns
 
