@@ -269,7 +269,7 @@ def count_batches(
     counted alone by a pair of workers under cachegrind, *L* and 2 *L*
     loops and the sample's number as hash seed
     (:func:`perf.measure.parent.counting.count_pairs`); as many pairs at
-    once as there are pairs of CPUs."""
+    once as this process has pairs of CPUs."""
     outcomes = Outcomes()
     with tempfile.TemporaryDirectory(prefix="perf-pytest-") as folder:
         workers = _Workers(command, cwd, sorted(set(tests.values())), folder, on_progress)
@@ -278,7 +278,7 @@ def count_batches(
         workers.process(list(tests), timed, Progress(1, 1, 0, start, False, CALIBRATION))
         on_progress(Progress(1, 1, len(timed.runs), time.monotonic() - start, stage=CALIBRATION))
         outcomes.apply([event for event in timed.events if event.kind in (ERROR, PARENT)])
-        at_once = max(1, (os.cpu_count() or 1) // 2)
+        at_once = max(1, _cpus() // 2)
         for sample in range(1, samples + 1):
             start = reported = time.monotonic()
             left = [test for test in tests if test in timed.runs and test not in outcomes.errors]
@@ -301,6 +301,13 @@ def count_batches(
                     on_progress(Progress(sample, samples, counted, reported - start, False, SAMPLE))
             on_progress(Progress(sample, samples, counted, time.monotonic() - start, stage=SAMPLE))
     return outcomes
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on (its workers too)."""
+    from perf.platform.cpus import get_cpu_affinity
+
+    return len(get_cpu_affinity() or ()) or os.cpu_count() or 1
 
 
 def _counted(test: str, pair: Counted, timed: Run, sample: int) -> Run | str:

@@ -57,7 +57,7 @@ WORKER = """
             continue
         if mode == "slow":
             time.sleep(0.6)
-        metadata = {"name": test, "loops": spec.loops.get(test, 8)}
+        metadata = {"name": test, "loops": spec.loops.get(test, {"d": 5, "f": 3}.get(test, 8))}
         pipe.send(DONE, test, dumps(Benchmark([Run((1.0, 2.0), metadata=metadata, collect_metadata=False)])))
 """
 
@@ -164,7 +164,7 @@ def count(command, tests, samples=2):
 
 
 def test_counts_calibrate_once_then_count_each_test_alone_in_pairs(worker, fake_valgrind, monkeypatch, tmp_path):
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)  # one pair at a time
+    monkeypatch.setattr(batches, "_cpus", lambda: 3)  # one pair at a time
     monkeypatch.delenv("PYTHONHASHSEED", raising=False)
     command, given = worker
     outcomes, seen = count(command("measure"), {"a": "a.py", "p": "a.py", "e": "a.py", "c": "c.py"})
@@ -191,6 +191,16 @@ def test_counts_calibrate_once_then_count_each_test_alone_in_pairs(worker, fake_
     ]
     outcomes.save(str(tmp_path / "outcomes"))  # for xdist's workers
     assert Outcomes.load(str(tmp_path / "outcomes")).get("a").get_values() == (fake_valgrind.IR_PER_LOOP,) * 2
+
+
+def test_pairs_run_at_once_on_more_cpus_each_counted_from_its_own_files(worker, fake_valgrind, monkeypatch):
+    monkeypatch.setattr(batches, "_cpus", lambda: 6)  # three pairs at once
+    command, given = worker
+    outcomes, _ = count(command("measure"), {"a": "a.py", "d": "a.py", "f": "a.py"}, samples=1)
+    # loops 8, 5 and 3: a low process of one pair against the high one of another would not give 1000
+    assert [outcomes.get(test).get_values() for test in "adf"] == [(fake_valgrind.IR_PER_LOOP,)] * 3
+    assert [outcomes.get(test).get_runs()[0].get_loops() for test in "adf"] == [8, 5, 3]
+    assert len(given()) == 7
 
 
 @pytest.mark.parametrize(
