@@ -20,6 +20,11 @@ metadata the instructions, misses and estimated cycles of a loop.  Sample
 recordings of the same build give the same counts, and the spread between
 samples is the spread between hash seeds.
 
+:func:`count_pairs` runs such pairs (several at once) and differences
+them, for the runner's samples here and for the pytest plugin's batch
+workers (:func:`perf.measure.parent.batches.count_batches`: one test per
+pair); :func:`counted_run` makes the run of a sample for both.
+
 Must not: print, exit, or decide the schedule.
 """
 
