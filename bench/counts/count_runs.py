@@ -34,10 +34,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
-import perf
 from kit.load import Load
 from kit.results import Parser, print_table
 from kit.run import perf_env
+
+import perf
 
 SORTED = ("", "sorted(range(1000))")
 SORTED_MORE = ("", "sorted(range(1010))")
