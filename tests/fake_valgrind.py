@@ -3,11 +3,13 @@ output file with totals that grow by exact amounts per loop.
 
 ``valgrind --version`` prints ``valgrind-3.99.0``.  Otherwise it runs the
 command after ``-q`` and writes ``$PERF_COUNT_FILE.<pid>`` with, for a
-worker run with ``--loops N``: Ir = START + IR_PER_LOOP x N (plus
+worker run with ``--loops N`` (or a pytest batch worker whose spec's tests
+have N loops in all): Ir = START + IR_PER_LOOP x N (plus
 PYTHONHASHSEED x N when ``FAKE_VALGRIND_SEEDED`` is set), and misses of
 1/100, 1/1000 and 1/10000 of the instructions of a loop.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -30,6 +32,10 @@ def main(argv):
     prefix = next(arg for arg in argv if arg.startswith("--cachegrind-out-file=")).partition("=")[2]
     status = subprocess.call(command, close_fds=False)  # the worker's pipe
     loops = int(command[command.index("--loops") + 1]) if "--loops" in command else 0
+    for arg in command:  # a batch worker of the pytest plugin: the loops of its spec's tests
+        if arg.startswith("--perf-worker="):
+            with open(arg.partition("=")[2]) as file:
+                loops = sum(json.load(file)["loops"].values())
     per_loop = IR_PER_LOOP + (
         int(os.environ.get("PYTHONHASHSEED", "0")) if os.environ.get("FAKE_VALGRIND_SEEDED") else 0
     )

@@ -61,15 +61,16 @@ def cachegrind_command(command: list[str]) -> list[str]:
     ]
 
 
-def valgrind_version() -> str:
-    """valgrind's version (``3.19.0``).  UsageError when it cannot run."""
+def valgrind_version(option: str = "--metric instructions") -> str:
+    """valgrind's version (``3.19.0``).  UsageError, naming the *option*
+    that asked for counts, when it cannot run."""
     path = shutil.which("valgrind")
     if path is None:
-        raise UsageError(f"--metric instructions counts under valgrind, which is not installed: {INSTALL_HINT}")
+        raise UsageError(f"{option} counts under valgrind, which is not installed: {INSTALL_HINT}")
     try:
         found = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60, check=True)
     except (OSError, subprocess.SubprocessError) as exc:
-        raise UsageError(f"--metric instructions: valgrind does not run ({exc}): {INSTALL_HINT}") from None
+        raise UsageError(f"{option}: valgrind does not run ({exc}): {INSTALL_HINT}") from None
     return found.stdout.strip().rpartition("-")[2]
 
 

@@ -189,13 +189,16 @@ class BatchSpec(NamedTuple):
     """What one batch worker does (the file ``--perf-worker`` names): the
     *tests* to measure, in order, their *loops* (absent: calibrate them),
     the *files* of those tests (it collects nothing else), its end of the
-    *pipe*; *list_only*: only list the tests (LISTED events)."""
+    *pipe*; *list_only*: only list the tests (LISTED events); *metric*
+    ``instructions``: run each test's loops once, with nothing around them,
+    to be counted (the worker runs under cachegrind)."""
 
     tests: Sequence[str]
     loops: dict[str, int]
     files: Sequence[str]
     pipe: int
     list_only: bool = False
+    metric: str = "time"
 
     def save(self, path: str) -> None:
         with open(path, "w", encoding="utf-8") as file:

@@ -45,6 +45,9 @@ METRIC_NAMES = ("time", "instructions")
 COUNT_BUDGET = Budget(processes=10, values=1)
 COUNT_PRECISION = 0.001
 COUNT_MIN_PROCESSES = 2
+#: the loops of a count are calibrated, without valgrind, for the budget's
+#: shortest value divided by this (a loop costs 20-80 times more under valgrind)
+CALIBRATION_DIVISOR = 10
 #: why --metric instructions refuses an option
 COUNT_EXCLUDES = (
     "a sample of counts is one loop count per pair of workers under valgrind, with no warmup (the first call "

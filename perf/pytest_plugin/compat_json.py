@@ -29,7 +29,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from perf.collect.git import GitError, git
 from perf.errors import PerfError, ResultFileError, UsageError
 from perf.platform.sysfs import SysFS
 from perf.storage.files import write_atomic
@@ -115,6 +114,8 @@ def machine_info(sysfs: SysFS | None = None) -> dict[str, Any]:
 
 
 def _git(cwd: str, *arguments: str) -> str:
+    from perf.collect.git import git  # a worker process makes no document
+
     return git(cwd, *arguments, timeout=GIT_TIMEOUT).strip()
 
 
@@ -142,6 +143,8 @@ def _project_name(cwd: str, in_git: bool) -> str:
 
 def _error_text(error: PerfError) -> str:
     """What pytest-benchmark writes of a failed git: the exception of :mod:`subprocess`."""
+    from perf.collect.git import GitError
+
     if isinstance(error, GitError):
         return f"CalledProcessError({error.returncode}, {error.output!r})"
     return repr(error.__cause__)

@@ -18,13 +18,25 @@ from __future__ import annotations
 
 import json
 import types
-from typing import Any, Callable, NamedTuple, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol, Sequence
 
-from perf.analysis.intervals import Interval, benchmark_mean_interval
-from perf.analysis.round_stats import FIELDS, round_stats
-from perf.model.benchmark import Benchmark
 from perf.pytest_plugin.measure import IN_WORKERS, MEASURED_IN, call_once, is_async, pedantic_benchmark, timing
 from perf.pytest_plugin.options import Settings
+
+if TYPE_CHECKING:  # the statistics are imported when a result is read (workers read none)
+    from perf.analysis.intervals import Interval
+    from perf.model.benchmark import Benchmark
+
+#: the ``unit`` of the ``perf`` object of an entry whose figures are
+#: instructions per call (an entry without it has seconds)
+COUNT_UNIT = "instructions"
+
+
+def entry_unit(entry: dict[str, Any]) -> str:
+    """The unit of the figures of a pytest-benchmark entry: ``instructions``
+    (perf's counts) or ``seconds``."""
+    fields = entry.get("perf")
+    return str(fields.get("unit", "seconds")) if isinstance(fields, dict) else "seconds"
 
 
 class FixtureAlreadyUsed(Exception):
@@ -46,10 +58,14 @@ class Stats:
 
     def as_dict(self) -> dict[str, Any]:
         if self._fields is None:
+            from perf.analysis.round_stats import round_stats
+
             self._fields = round_stats(self.data)
         return dict(self._fields)
 
     def __getattr__(self, name: str) -> Any:
+        from perf.analysis.round_stats import FIELDS
+
         if name in FIELDS:
             return self.as_dict()[name]
         raise AttributeError(name)
@@ -77,6 +93,8 @@ class BenchmarkStats:
         self.cprofile_stats = None
         #: the 95 % t interval of the mean of the process means (None
         #: below 2 processes): the table's and the files'
+        from perf.analysis.intervals import benchmark_mean_interval
+
         self.interval: Interval | None = benchmark_mean_interval(benchmark)
 
     @property
@@ -113,6 +131,8 @@ class BenchmarkStats:
         return bool(self.stats.data)
 
     def __getitem__(self, key: str) -> Any:
+        from perf.analysis.round_stats import FIELDS
+
         if key in FIELDS:
             return self.stats.as_dict()[key]
         try:
@@ -126,15 +146,24 @@ class BenchmarkStats:
         except KeyError:
             return default
 
+    @property
+    def counted(self) -> bool:
+        """The values are instructions per call (``--perf-metric instructions``), not seconds."""
+        return self.perf.get_unit() == "integer"
+
     def perf_fields(self) -> dict[str, Any]:
         """What perf adds to pytest-benchmark's entry: where the values were
-        measured, by how many processes, and :attr:`interval`."""
+        measured, by how many processes (counts: samples), :attr:`interval`,
+        and for counts their unit."""
         interval = self.interval
-        return {
+        fields = {
             "measured_in": self.measured_in,
             "processes": self.processes,
             "mean_interval": None if interval is None else [interval.low, interval.high],
         }
+        if self.counted:
+            fields["unit"] = COUNT_UNIT
+        return fields
 
     def as_dict(self, include_data: bool = True, flat: bool = False, stats: bool = True) -> dict[str, Any]:
         """The entry of pytest-benchmark's JSON document."""
@@ -166,8 +195,11 @@ class Results(Protocol):
     def measured(self, nodeid: str) -> Benchmark | str | None:
         """The workers' runs of *nodeid*, their error tail, or None."""
 
-    def measure_here(self, fixture: BenchmarkFixture, fn: Callable[..., Any], args: Any, kwargs: Any) -> Benchmark:
-        """Measure in pytest's process (no worker measured this test)."""
+    def measure_here(
+        self, fixture: BenchmarkFixture, fn: Callable[..., Any], args: Any, kwargs: Any
+    ) -> Benchmark | None:
+        """Measure in pytest's process (no worker measured this test); None
+        when it cannot be measured there (counts)."""
 
     def add(self, stats: BenchmarkStats) -> None:
         """Keep a finished benchmark for the files and the summary."""
@@ -195,6 +227,9 @@ class BenchmarkFixture:
         #: pedantic rounds run in pytest's process: not beside xdist's other
         #: tests (they run once, unmeasured, as when disabled)
         self.pedantic_disabled = disabled
+        #: the rounds of benchmark.pedantic are a result (not beside counts:
+        #: they are times, and run without being kept)
+        self.pedantic_kept = True
         self.skipped = False
         self.has_error = False
         self.stats: BenchmarkStats | None = None
@@ -231,6 +266,8 @@ class BenchmarkFixture:
                 raise BenchmarkFailed(measured)
             if measured is None:
                 measured = self._results.measure_here(self, function_to_benchmark, args, kwargs)
+                if measured is None:
+                    return result
             self._finish(measured, int(measured.get_loops()))
             return result
         except BaseException:
@@ -286,6 +323,8 @@ class BenchmarkFixture:
             args, kwargs = plan.arguments()
             result = plan.target(*args, **kwargs)
             plan.tear_down(args, kwargs)
+        if not self.pedantic_kept:
+            return result
         measured = pedantic_benchmark(self.fullname, data, plan.iterations, plan.warmup_rounds)
         self._finish(measured, plan.iterations)
         return result

@@ -15,7 +15,6 @@ Must not: print, spawn processes, decide how many processes run.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import gc
@@ -23,13 +22,13 @@ import inspect
 import math
 import sys
 import threading
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar
 
-from perf.measure.child.sampling import TimeFunction
-from perf.measure.child.tasks import Task, async_time_function, empty_loop_time_function, func_time_function
-from perf.model.benchmark import Benchmark
-from perf.model.run import Run
 from perf.pytest_plugin.options import JIT_WARMUPS, PytestBudget, Settings
+
+if TYPE_CHECKING:  # every pytest process imports this module: what measures is imported when it measures
+    from perf.measure.child.sampling import TimeFunction
+    from perf.model.benchmark import Benchmark
 
 T = TypeVar("T")
 
@@ -47,6 +46,9 @@ def is_async(fn: Callable[..., Any]) -> bool:
 
 
 def _loop_running() -> bool:
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return False  # no event loop runs where asyncio was never imported
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -85,6 +87,8 @@ def call_once(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any
         return fn(*args, **kwargs)
 
     def run() -> Any:
+        import asyncio
+
         loop = asyncio.new_event_loop()
         try:
             return loop.run_until_complete(fn(*args, **kwargs))
@@ -144,11 +148,16 @@ def measure_function(
     budget: PytestBudget,
     loops: int,
     measured_in: str = IN_WORKERS,
+    metric: str = "time",
 ) -> Benchmark:
     """Measure ``fn(*args, **kwargs)`` as one perf worker does; *loops* 0
     calibrates them.  Returns the runs (a calibration run first when this
-    call calibrated).  Exceptions of *fn* propagate."""
+    call calibrated).  *metric* ``instructions``: run the *loops* once,
+    with nothing around them, in a worker under cachegrind
+    (:func:`perf.measure.child.worker.count_task`).  Exceptions of *fn*
+    propagate."""
     from perf.collect.python import python_has_jit
+    from perf.measure.child.tasks import Task, async_time_function, empty_loop_time_function, func_time_function
     from perf.measure.child.worker import run_task
     from perf.measure.options import RunOptions
 
@@ -164,11 +173,13 @@ def measure_function(
         metadata={MEASURED_IN: measured_in},
         overhead_function=empty_loop_time_function(clock),
     )
-    jit = python_has_jit()
-    values, warmups, min_time = worker_plan(budget, settings, jit)
-    options = RunOptions.create(
-        processes=budget.processes, values=values, warmups=warmups, loops=loops, min_time=min_time, lock="none"
-    )
+    if metric == "time":
+        values, warmups, min_time = worker_plan(budget, settings, python_has_jit())
+        options = RunOptions.create(
+            processes=budget.processes, values=values, warmups=warmups, loops=loops, min_time=min_time, lock="none"
+        )
+    else:
+        options = RunOptions.create(loops=loops, metric=metric, lock="none")
     return outside_event_loop(lambda: run_task(task, options, clock=clock))
 
 
@@ -176,6 +187,8 @@ def pedantic_benchmark(name: str, data: Sequence[float], iterations: int, warmup
     """The rounds of ``benchmark.pedantic`` (seconds per call, timed in
     pytest's process) as one run of a Benchmark."""
     from perf.collect import collect_metadata
+    from perf.model.benchmark import Benchmark
+    from perf.model.run import Run
 
     metadata = collect_metadata()
     metadata.update(name=name, loops=iterations, unit="second")

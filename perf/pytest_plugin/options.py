@@ -48,6 +48,47 @@ BUDGETS = {
 }
 #: a JIT needs longer warmups in each process
 JIT_WARMUPS = 10
+#: the defaults of --benchmark-min-rounds and --benchmark-max-time
+DEFAULT_MIN_ROUNDS = 5
+DEFAULT_MAX_TIME = 1.0
+
+#: --perf-metric: what the values are
+METRICS = ("time", "instructions")
+#: --perf-metric instructions: the samples of each test (hash seeds 1 and
+#: 2), each a pair of worker processes under valgrind (3-6 s of start-up each)
+COUNT_SAMPLES = 2
+
+
+def count_budget(budget: PytestBudget) -> PytestBudget:
+    """--perf-metric instructions: the budget of the worker process that
+    calibrates the loops, without valgrind: one process of one value, for
+    a tenth of the budget's shortest value."""
+    from perf.measure.values import CALIBRATION_DIVISOR
+
+    return PytestBudget(processes=1, values=1, warmups=0, min_time=budget.min_time / CALIBRATION_DIVISOR)
+
+
+def check_count_options(option: Any) -> None:
+    """--perf-metric instructions: refuse the options it leaves no meaning
+    to (UsageError), as the runner refuses ``-n`` and ``-w``."""
+    from perf.measure.values import COUNT_EXCLUDES
+
+    given = [
+        ("--benchmark-min-rounds", option.benchmark_min_rounds != DEFAULT_MIN_ROUNDS),
+        ("--benchmark-max-time", option.benchmark_max_time != DEFAULT_MAX_TIME),
+        ("--benchmark-timer", option.benchmark_timer is not DEFAULT_TIMER),
+        ("--benchmark-warmup", option.benchmark_warmup is not None),
+    ]
+    for name, refused in given:
+        if refused:
+            raise UsageError(f"--perf-metric instructions cannot be used with {name}: {COUNT_EXCLUDES}")
+    for text in option.benchmark_compare_fail or ():
+        if not parse_fail_expression(text).percentage:
+            raise UsageError(
+                f"--perf-metric instructions: --benchmark-compare-fail {text} is in seconds: give a percentage "
+                f"({text.partition(':')[0]}:5%)"
+            )
+
 
 #: the keyword arguments of @pytest.mark.benchmark (pytest-benchmark's ten)
 MARK_KEYWORDS = (
@@ -222,6 +263,20 @@ class Settings(NamedTuple):
     disable_gc: bool
     warmup: bool | None
     warmup_iterations: int
+
+    @classmethod
+    def of_options(cls, option: Any) -> Settings:
+        """The session's settings: pytest-benchmark's options (pytest's ``config.option``)."""
+        return cls(
+            group=None,
+            min_time=option.benchmark_min_time,
+            max_time=option.benchmark_max_time,
+            min_rounds=option.benchmark_min_rounds,
+            timer=option.benchmark_timer,
+            disable_gc=option.benchmark_disable_gc,
+            warmup=option.benchmark_warmup,
+            warmup_iterations=option.benchmark_warmup_iterations,
+        )
 
     def with_mark(self, kwargs: dict[str, Any]) -> Settings:
         """These settings with a mark's keywords over them; the keywords

@@ -6,8 +6,9 @@ work is in :class:`perf.pytest_plugin.session.PerfSession` (options, worker
 processes, files, comparisons) and :mod:`perf.pytest_plugin.fixture`.
 
 In pytest's process the worker processes run once, before the first test,
-for every collected test that uses the fixture; ``--perf-worker SPEC``
-makes this process one of those workers instead.
+for every collected test that uses the fixture (``--perf-metric
+instructions``: they count each test in pairs under valgrind);
+``--perf-worker SPEC`` makes this process one of those workers instead.
 
 Must not: print (lines go to pytest's terminal reporter), call sys.exit.
 """
@@ -49,9 +50,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     # fmt: off
     add("--benchmark-min-time", type=opts.parse_seconds, default=0.000005, metavar="SECONDS",
         help="shortest value (seconds); perf's budget usually asks for more. Default: 0.000005")
-    add("--benchmark-max-time", type=opts.parse_seconds, default=1.0, metavar="SECONDS",
+    add("--benchmark-max-time", type=opts.parse_seconds, default=opts.DEFAULT_MAX_TIME, metavar="SECONDS",
         help="most seconds of values per test, over all its worker processes. Default: 1.0")
-    add("--benchmark-min-rounds", type=opts.parse_positive_int, default=5, metavar="NUM",
+    add("--benchmark-min-rounds", type=opts.parse_positive_int, default=opts.DEFAULT_MIN_ROUNDS, metavar="NUM",
         help="fewest values per test, over all its worker processes. Default: 5")
     add("--benchmark-timer", type=opts.parse_timer, default=opts.DEFAULT_TIMER, metavar="FUNC",
         help="timer as module.function. Default: time.perf_counter")
@@ -85,6 +86,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add = parser.getgroup("perf", "perf (benchmarks measured in worker processes)").addoption
     add("--perf-budget", default="default", choices=sorted(opts.BUDGETS), dest="perf_budget_name",
         help="time against precision: fast, default or rigorous")
+    add("--perf-metric", default="time", choices=opts.METRICS,
+        help="what a value is: time (default), or instructions per call, counted under valgrind's cachegrind")
     add("--perf-output", metavar="FILE", default=None,
         help="write the results as a perf/pyperf JSON file (one benchmark per test)")
     add("--perf-compare", metavar="FILE", default=None,
@@ -181,20 +184,23 @@ def _tests_run(config: pytest.Config) -> bool:
     return not (option.collectonly or getattr(option, "setuponly", False) or getattr(option, "setupplan", False))
 
 
-def _measure(config: pytest.Config, perf_session: PerfSession, nodeids: list[str], paths: list[str]) -> None:
-    """Run the worker processes on *nodeids*, with lines saying how far
-    they are (and when they wait for the CPU lock)."""
+def _measure(config: pytest.Config, perf_session: PerfSession, files: dict[str, str]) -> None:
+    """Run the worker processes on the tests of *files* (node id -> file),
+    with lines saying how far they are (and when they wait for the CPU lock)."""
     write = _writer(config)
-    count = len(nodeids)
-    write(f"perf: measuring {count} benchmark tests in {perf_session.budget.processes} worker processes ...")
+    count = len(files)
+    if perf_session.counting:
+        write(f"perf: counting the instructions of {count} benchmark tests under valgrind ...")
+    else:
+        write(f"perf: measuring {count} benchmark tests in {perf_session.budget.processes} worker processes ...")
 
     def waiting(holders: Any) -> None:
         write(f"perf: waiting for another benchmark to finish ({holders[0].describe()})")
 
     cache = config.pluginmanager.get_plugin("cacheprovider") is not None
-    perf_session.measure(nodeids, paths, lambda progress: write(progress_line(progress, count)), waiting, cache)
+    perf_session.measure(files, lambda progress: write(progress_line(progress, count)), waiting, cache)
     assert perf_session.outcomes is not None
-    for line in outcome_lines(perf_session.outcomes, count, xdist=perf_session.xdist):
+    for line in outcome_lines(perf_session.outcomes, count, xdist=perf_session.xdist, counting=perf_session.counting):
         write(line)
 
 
@@ -207,8 +213,7 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, None, None]:
     if alone and _tests_run(config) and session.items:
         chosen = perf_session.benchmark_items(session.items)
         if chosen:
-            paths = sorted({str(item.path) for item in chosen})
-            _measure(config, perf_session, [item.nodeid for item in chosen], paths)
+            _measure(config, perf_session, {item.nodeid: str(item.path) for item in chosen})
     yield
 
 
@@ -220,13 +225,13 @@ def pytest_xdist_setupnodes(config: pytest.Config, specs: Any) -> None:
     if not perf_session.xdist or not _tests_run(config):
         return
     try:
-        nodeids, paths = perf_session.list_for_xdist(config.pluginmanager.get_plugin("cacheprovider") is not None)
+        files = perf_session.list_for_xdist(config.pluginmanager.get_plugin("cacheprovider") is not None)
     except PerfError as exc:
         _writer(config)(f"perf: ERROR: {exc}")
         _writer(config)("perf: the benchmarks are not measured; each benchmark function runs once")
         return
-    if nodeids:
-        _measure(config, perf_session, nodeids, paths)
+    if files:
+        _measure(config, perf_session, files)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -282,6 +287,7 @@ def benchmark(request: pytest.FixtureRequest) -> Generator[BenchmarkFixture, Non
     else:
         fixture = BenchmarkFixture(node, settings, session, disabled=session.disabled)
         fixture.pedantic_disabled = session.disabled or session.xdist_worker
+        fixture.pedantic_kept = not session.counting
     node.stash[FIXTURE] = fixture
     yield fixture
     if not fixture.used and not fixture.skipped and session.worker is None:

@@ -11,7 +11,9 @@ writes the files (:meth:`PerfSession.write_files`) and compares
 controller) measures before xdist starts its workers; they read the
 outcomes from a file named in the environment (:data:`RESULTS_ENV`), and
 their reports carry each finished benchmark back to it.  In a worker
-process it only knows what to measure.
+process it only knows what to measure.  With ``--perf-metric
+instructions`` it also checks valgrind and the options counts refuse,
+and counts instead (:func:`perf.measure.parent.batches.count_batches`).
 
 Must not: print (the plugin shows :attr:`PerfSession.summary`), exit.
 """
@@ -22,27 +24,36 @@ import contextlib
 import datetime
 import os
 import tempfile
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from perf.errors import PerfError, UsageError
-from perf.measure.parent.sides import check_writable_folder
 from perf.measure.protocol import BatchSpec
-from perf.model.benchmark import Benchmark
-from perf.model.suite import BenchmarkSuite
 from perf.pytest_plugin import compat_json
-from perf.pytest_plugin.fixture import BenchmarkFixture, BenchmarkStats
+from perf.pytest_plugin.fixture import COUNT_UNIT, BenchmarkFixture, BenchmarkStats, entry_unit
 from perf.pytest_plugin.measure import IN_PYTEST, measure_function
-from perf.pytest_plugin.options import IGNORED_OPTIONS, FailCheck, PytestBudget, Settings, parse_fail_expression
-from perf.pytest_plugin.report import other_tool_line, saved_comparison_table
+from perf.pytest_plugin.options import (
+    COUNT_SAMPLES,
+    IGNORED_OPTIONS,
+    FailCheck,
+    PytestBudget,
+    Settings,
+    check_count_options,
+    count_budget,
+    parse_fail_expression,
+)
+from perf.pytest_plugin.report import header_lines, other_tool_line, other_unit_line, saved_comparison_table
 from perf.pytest_plugin.workers import WorkerRecorder, pytest_command
-from perf.storage.files import write_atomic
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a worker process imports this module: results and files are imported when used
     from perf.measure.parent.batches import Command, Outcomes, Progress
+    from perf.model.benchmark import Benchmark
+    from perf.model.suite import BenchmarkSuite
     from perf.platform.lock import Holder
 
 
 def _writable_folder(option: str, path: str) -> None:
+    from perf.measure.parent.sides import check_writable_folder
+
     check_writable_folder(path, label=option)
     if os.path.isdir(path):
         raise UsageError(f"{option}: {path} is a folder")
@@ -76,17 +87,11 @@ class PerfSession:
         #: an xdist worker without the controller's outcomes measures nothing
         self.disabled = disabled or (xdist_worker and not results)
         self.results_file: str | None = None
-        self.budget: PytestBudget = option.perf_budget
-        self.settings = Settings(
-            group=None,
-            min_time=option.benchmark_min_time,
-            max_time=option.benchmark_max_time,
-            min_rounds=option.benchmark_min_rounds,
-            timer=option.benchmark_timer,
-            disable_gc=option.benchmark_disable_gc,
-            warmup=option.benchmark_warmup,
-            warmup_iterations=option.benchmark_warmup_iterations,
-        )
+        #: --perf-metric instructions: the values are counts (workers under cachegrind)
+        self.counting = option.perf_metric == "instructions"
+        #: the budget of the worker processes that time (with counts: the one that calibrates the loops)
+        self.budget: PytestBudget = count_budget(option.perf_budget) if self.counting else option.perf_budget
+        self.settings = Settings.of_options(option)
         #: pytest's -v: the comparison's notes too
         self.verbose = bool(getattr(option, "verbose", 0) > 0 or option.benchmark_verbose)
         self.finished: list[BenchmarkStats] = []
@@ -103,10 +108,19 @@ class PerfSession:
         self.compared: list[tuple[str, dict[str, Any]]] = []
         self.fail_checks: list[FailCheck] = []
         if self.worker is None and not xdist_worker:
+            if self.counting:
+                self._check_counts()
             self._check_outputs()
             self._load_comparisons()
 
     # -- before any test ------------------------------------------------------
+
+    def _check_counts(self) -> None:
+        check_count_options(self.option)
+        if not self.disabled:
+            from perf.measure.cachegrind import valgrind_version
+
+            valgrind_version("--perf-metric instructions")  # installed, and it runs
 
     def _check_outputs(self) -> None:
         option = self.option
@@ -128,14 +142,23 @@ class PerfSession:
         option = self.option
         if option.perf_compare:
             try:
+                from perf.model.suite import BenchmarkSuite
+
                 self.reference = BenchmarkSuite.load(option.perf_compare)
             except (PerfError, OSError, ValueError) as exc:
                 raise UsageError(f"--perf-compare: {exc}") from None
         if option.benchmark_compare is not None:
             storage = compat_json.parse_storage(option.benchmark_storage)
             value = option.benchmark_compare or None
+            unit, other_unit = COUNT_UNIT if self.counting else "seconds", []
             for path in compat_json.find_compare_files(storage, value):
-                self.compared.append((path.stem, compat_json.load_saved(path)))
+                document = compat_json.load_saved(path)
+                entries = document["benchmarks"]
+                document["benchmarks"] = [entry for entry in entries if entry_unit(entry) == unit]  # times or counts
+                other_unit += [path.stem] if len(document["benchmarks"]) < len(entries) else []
+                self.compared.append((path.stem, document))
+            if other_unit:
+                self.summary.append(other_unit_line(other_unit, unit))
             if not self.compared:
                 where = f" match {value!r}" if value else ""
                 self.summary.append(f"perf: can't compare: no benchmark files in {str(storage)!r}{where}")
@@ -144,21 +167,8 @@ class PerfSession:
 
     def header(self) -> list[str]:
         """The lines of pytest's report header."""
-        budget = self.budget
-        line = (
-            f"perf: {budget.processes} worker processes x {budget.values} values per benchmark "
-            f"(--perf-budget {self.option.perf_budget_name})"
-        )
-        if self.xdist:
-            line += ", measured before xdist runs the tests in parallel; benchmark.pedantic runs once, unmeasured"
-        else:
-            line += "; pedantic benchmarks run in pytest's process"
-        lines = [line]
         ignored = [name for name in IGNORED_OPTIONS if _given(self.option, name)]
-        if ignored:
-            names = ", ".join("--" + name.replace("_", "-") for name in ignored)
-            lines.append(f"perf: ignored pytest-benchmark options: {names}")
-        return lines
+        return header_lines(self.option.perf_budget, self.option.perf_budget_name, self.xdist, self.counting, ignored)
 
     # -- the workers ----------------------------------------------------------
 
@@ -175,35 +185,39 @@ class PerfSession:
         xdist); *cache*: pytest's cache plugin is on."""
         return pytest_command(self.invocation_args, xdist=self.xdist, cache=cache)
 
-    def list_for_xdist(self, cache: bool = True) -> tuple[list[str], list[str]]:
-        """Under xdist: the node ids and files of the benchmark tests, from a
-        worker (this process collects nothing)."""
+    def list_for_xdist(self, cache: bool = True) -> dict[str, str]:
+        """Under xdist: the node ids of the benchmark tests and their files,
+        from a worker (this process collects nothing)."""
         from perf.measure.parent.batches import list_tests
 
         return list_tests(self.worker_command(cache), self.invocation_dir)
 
     def measure(
         self,
-        nodeids: Sequence[str],
-        paths: Sequence[str],
+        files: Mapping[str, str],
         on_progress: Callable[[Progress], None],
         on_lock_wait: Callable[[list[Holder]], None],
         cache: bool = True,
     ) -> None:
-        """Run the worker processes for the tests *nodeids* (in the files
-        *paths*), under the CPU lock.  Under xdist, leave the outcomes where
-        xdist's workers, started next, will read them."""
-        from perf.measure.parent.batches import run_batches
+        """Run the worker processes for the tests of *files* (node id -> its
+        file): under the CPU lock, or counting them.  Under xdist, leave the
+        outcomes where xdist's workers, started next, will read them."""
+        from perf.measure.parent.batches import count_batches, run_batches
 
-        self.outcomes = run_batches(
-            nodeids,
-            paths,
-            self.budget.processes,
-            command=self.worker_command(cache),
-            cwd=self.invocation_dir,
-            on_progress=on_progress,
-            on_lock_wait=on_lock_wait,
-        )
+        command, cwd = self.worker_command(cache), self.invocation_dir
+        if self.counting:
+            self.outcomes = count_batches(files, COUNT_SAMPLES, command=command, cwd=cwd, on_progress=on_progress)
+        else:
+            paths, processes = sorted(set(files.values())), self.budget.processes
+            self.outcomes = run_batches(
+                list(files),
+                paths,
+                processes,
+                command=command,
+                cwd=cwd,
+                on_progress=on_progress,
+                on_lock_wait=on_lock_wait,
+            )
         if self.xdist:
             descriptor, path = tempfile.mkstemp(prefix="perf-pytest-", suffix=".json")
             os.close(descriptor)
@@ -226,7 +240,11 @@ class PerfSession:
             return None
         return self.outcomes.get(nodeid)
 
-    def measure_here(self, fixture: BenchmarkFixture, fn: Callable[..., Any], args: Any, kwargs: Any) -> Benchmark:
+    def measure_here(
+        self, fixture: BenchmarkFixture, fn: Callable[..., Any], args: Any, kwargs: Any
+    ) -> Benchmark | None:
+        if self.counting:
+            return None  # counts need workers under valgrind
         budget = self.budget
         alone = budget._replace(processes=1, values=budget.processes * budget.values)
         return measure_function(
@@ -276,6 +294,8 @@ class PerfSession:
             return []
         if not results:
             return ["perf: not saving anything, no benchmarks have been run"]
+        from perf.storage.files import write_atomic
+
         lines = []
         if option.benchmark_json:
             text = compat_json.dumps(self.pytest_benchmark_document(hook, config, include_data=True))
@@ -291,6 +311,8 @@ class PerfSession:
             compat_json.save(path, compat_json.dumps(document))
             lines.append(f"perf: saved benchmark data in {path}")
         if option.perf_output:
+            from perf.model.suite import BenchmarkSuite
+
             BenchmarkSuite([stats.perf for stats in results]).dump(option.perf_output, replace=True)
             lines.append(f"perf: wrote perf's results in {option.perf_output}")
         return lines
@@ -309,6 +331,7 @@ class PerfSession:
     def _perf_compare(self, results: list[BenchmarkStats]) -> list[str]:
         from perf.analysis.compare import DEFAULT_MARGIN
         from perf.analysis.finished import find_slowdowns, finish_comparison
+        from perf.model.suite import BenchmarkSuite
         from perf.render.compare_notes import comparison_error
         from perf.render.compare_to import Layout, format_compare_to, format_slowdowns
 
@@ -356,7 +379,7 @@ class PerfSession:
                         failure = check.failure(current[check.field], old[check.field])
                         if failure:
                             failures.append(f"\t{stats.name} ({source}) - {failure}")
-        lines = saved_comparison_table(rows)
+        lines = saved_comparison_table(rows, COUNT_UNIT if self.counting else "seconds")
         other_tool = [
             source
             for source, document in self.compared

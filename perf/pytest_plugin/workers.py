@@ -129,6 +129,7 @@ class WorkerFixture(BenchmarkFixture):
                 settings=self.settings,
                 budget=self.budget,
                 loops=self.recorder.spec.loops.get(nodeid, 0),
+                metric=self.recorder.spec.metric,
             )
         except BaseException as exc:
             self.recorder.failed(nodeid, exc)

@@ -106,7 +106,7 @@ def test_real_cachegrind_counts_are_the_same_in_two_samples(tmp_path):
     assert len(values) == 2
     assert abs(values[1] / values[0] - 1) < 1e-5
     assert 5_000 < values[0] < 200_000  # instructions of sorting 100 ints: not a start-up
-    assert runs[0]["metadata"]["d1_misses"] >= 0
+    assert runs[0]["metadata"]["d1_misses"] >= 0  # a difference below zero is noise around zero: 0
 
 
 def test_a_process_counts_a_sample_once(fake_valgrind, tmp_path, monkeypatch):

@@ -18,12 +18,16 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, Mapping, NamedTuple, Sequence
 
+from perf.errors import PerfError
+from perf.measure.parent.counting import Counted, Pair, count_pairs, counted_run
 from perf.measure.parent.workers import Watch, run_command
 from perf.measure.protocol import DONE, ERROR, LISTED, PARENT, START, BatchSpec, Event, decode_events, spec_argument
 from perf.model.benchmark import Benchmark
+from perf.model.run import Run
 from perf.platform.lock import Holder
+from perf.storage.files import dumps
 
 #: lines of a worker's output quoted in an error
 TAIL_LINES = 20
@@ -36,8 +40,13 @@ CLEAN_EXITS = (0, 5)
 Command = Callable[[str], list[str]]
 
 
+#: the stages of a run: worker processes that time, and for counts the worker
+#: process that calibrates the loops, then the samples (pairs of processes)
+TIMING, CALIBRATION, SAMPLE = "timing", "calibration", "sample"
+
+
 class Progress(NamedTuple):
-    """How far the worker processes are."""
+    """How far the worker processes are (with counts: the samples)."""
 
     process: int
     processes: int
@@ -45,6 +54,7 @@ class Progress(NamedTuple):
     seconds: float
     #: False while the process still runs (a long one says how far it is)
     ended: bool = True
+    stage: str = TIMING
 
 
 class Outcomes:
@@ -128,23 +138,41 @@ class _Workers(NamedTuple):
     folder: str
     on_progress: Callable[[Progress], None]
 
+    def command_line(self, spec: BatchSpec, name: str) -> list[str]:
+        """The command line of a worker on *spec* (its pipe's end), named
+        *name* in the temporary folder (its spec, basetemp and cache)."""
+        prefix = os.path.join(self.folder, name)
+        spec.save(prefix + ".spec")
+        return [*self.command(prefix), spec_argument(prefix + ".spec")]
+
+    def pair(self, test: str, file: str, loops: int, seed: int, name: str) -> Pair:
+        """The pair of workers under cachegrind that count *test* alone (of
+        *file*), *loops* and twice as many, with hash seed *seed*; their
+        files are *name* with ``a`` and ``b``."""
+        from perf.measure.child.metric import get_metric
+
+        counter = get_metric("instructions")
+
+        def command(half: str, total: int, write_fd: int) -> list[str]:
+            spec = BatchSpec([test], {test: total}, [file], write_fd, metric="instructions")
+            return counter.command(self.command_line(spec, name + half))
+
+        return Pair(command, dict(os.environ, PYTHONHASHSEED=str(seed)), loops, f"the workers counting {test}")
+
     def run(self, spec: BatchSpec, name: str, watch: Watch | None = None) -> tuple[list[Event], int, str]:
         """Run one worker on *spec*: its events, its exit status and the end of its output."""
-        prefix = os.path.join(self.folder, name)
         read_fd, write_fd = os.pipe()
         try:
-            spec._replace(pipe=write_fd).save(prefix + ".spec")
+            command = self.command_line(spec._replace(pipe=write_fd), name)
         except BaseException:
             os.close(read_fd)
             os.close(write_fd)
             raise
-        command = [*self.command(prefix), spec_argument(prefix + ".spec")]
         pipe, what = (read_fd, write_fd), "a worker"
         finished = run_command(
             command, None, pipe, timeout=None, what=what, cwd=self.cwd, check=False, merge_output=True, watch=watch
         )
-        tail = "\n".join(finished.stderr.decode("utf-8", "replace").splitlines()[-TAIL_LINES:])
-        return decode_events(finished.data), finished.status, tail
+        return decode_events(finished.data), finished.status, _tail(finished.stderr)
 
     def process(self, tests: list[str], outcomes: Outcomes, ongoing: Progress) -> int:
         """Worker process number ``ongoing.process`` on *tests* and, after a
@@ -167,6 +195,12 @@ class _Workers(NamedTuple):
             )
             tests = [test for test in tests if test not in finished and test != crashed]
         return measured
+
+
+def _tail(output: bytes) -> str:
+    from perf.measure.parent.counting import without_notes
+
+    return "\n".join(without_notes(output.decode("utf-8", "replace")).splitlines()[-TAIL_LINES:])
 
 
 def _lock(on_wait: Callable[[list[Holder]], None]) -> Callable[[], None]:
@@ -210,9 +244,9 @@ def run_batches(
     return outcomes
 
 
-def list_tests(command: Command, cwd: str) -> tuple[list[str], list[str]]:
-    """The tests a worker lists and their files, from one worker that runs
-    none; WorkerError with the end of its output when it fails."""
+def list_tests(command: Command, cwd: str) -> dict[str, str]:
+    """The tests a worker lists, in order, each with its file, from one
+    worker that runs none; WorkerError with the end of its output when it fails."""
     from perf.errors import WorkerError
 
     with tempfile.TemporaryDirectory(prefix="perf-pytest-") as folder:
@@ -221,5 +255,75 @@ def list_tests(command: Command, cwd: str) -> tuple[list[str], list[str]]:
     if status not in CLEAN_EXITS:
         message = f"the worker that lists the benchmark tests failed (exit status {status})"
         raise WorkerError(f"{message}; its last output:\n{tail}")
-    listed = [event for event in events if event.kind == LISTED]
-    return [event.test for event in listed], sorted({event.detail for event in listed})
+    return {event.test: event.detail for event in events if event.kind == LISTED}
+
+
+def count_batches(
+    tests: Mapping[str, str], samples: int, *, command: Command, cwd: str, on_progress: Callable[[Progress], None]
+) -> Outcomes:
+    """Counts of each test of *tests* (node id -> its file) for
+    ``--perf-metric instructions``, without the CPU lock: a worker without
+    valgrind calibrates the loops *L* of every test (for a tenth of the
+    budget's time: the workers know the metric from the pytest command)
+    and gives each run its metadata; then, *samples* times, each test is
+    counted alone by a pair of workers under cachegrind, *L* and 2 *L*
+    loops and the sample's number as hash seed
+    (:func:`perf.measure.parent.counting.count_pairs`); as many pairs at
+    once as this process has pairs of CPUs."""
+    outcomes = Outcomes()
+    with tempfile.TemporaryDirectory(prefix="perf-pytest-") as folder:
+        workers = _Workers(command, cwd, sorted(set(tests.values())), folder, on_progress)
+        timed = Outcomes()
+        start = time.monotonic()
+        workers.process(list(tests), timed, Progress(1, 1, 0, start, False, CALIBRATION))
+        on_progress(Progress(1, 1, len(timed.runs), time.monotonic() - start, stage=CALIBRATION))
+        outcomes.apply([event for event in timed.events if event.kind in (ERROR, PARENT)])
+        at_once = max(1, _cpus() // 2)
+        for sample in range(1, samples + 1):
+            start = reported = time.monotonic()
+            left = [test for test in tests if test in timed.runs and test not in outcomes.errors]
+            counted = 0
+            for first in range(0, len(left), at_once):
+                chunk = left[first : first + at_once]
+                pairs = [
+                    workers.pair(test, tests[test], timed.loops[test], sample, f"count{sample}-{first + index}")
+                    for index, test in enumerate(chunk)
+                ]
+                for test, pair in zip(chunk, count_pairs(pairs, timeout=None, cwd=cwd, check=False, merge_output=True)):
+                    outcome = _counted(test, pair, timed.runs[test].get_runs()[-1], sample)
+                    if isinstance(outcome, str):
+                        outcomes.fail([test], outcome)
+                    else:
+                        outcomes.apply([Event(DONE, test, dumps(Benchmark([outcome])))])
+                        counted += 1
+                if time.monotonic() - reported >= PROGRESS_EVERY and first + at_once < len(left):
+                    reported = time.monotonic()
+                    on_progress(Progress(sample, samples, counted, reported - start, False, SAMPLE))
+            on_progress(Progress(sample, samples, counted, time.monotonic() - start, stage=SAMPLE))
+    return outcomes
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on (its workers too)."""
+    from perf.platform.cpus import get_cpu_affinity
+
+    return len(get_cpu_affinity() or ()) or os.cpu_count() or 1
+
+
+def _counted(test: str, pair: Counted, timed: Run, sample: int) -> Run | str:
+    """The run of sample number *sample* of *test* from its *pair*, or why
+    there is none (the test's error, or the workers' end)."""
+    for finished in pair.finished:
+        events = {event.kind: event for event in decode_events(finished.data) if event.test == test}
+        if ERROR in events:
+            return events[ERROR].detail
+        if DONE not in events:
+            message = f"a worker process under valgrind did not count it (exit status {finished.status})"
+            return f"{message}; its last output:\n{_tail(finished.stderr)}"
+    if pair.counts is None:
+        return "cachegrind wrote no counts for a worker process that counted it"
+    duration = max(finished.elapsed for finished in pair.finished)
+    try:
+        return counted_run(timed, pair.counts, seed=sample, duration=duration, what=test)
+    except PerfError as exc:
+        return str(exc)

@@ -22,6 +22,11 @@ samples is the spread between hash seeds.  So a process does not count a
 sample twice: ``perf bisect`` measures GOOD and BAD in every session, and
 the commits of a step again in the next one.
 
+:func:`count_pairs` runs such pairs (several at once) and differences
+them, for the runner's samples here and for the pytest plugin's batch
+workers (:func:`perf.measure.parent.batches.count_batches`: one test per
+pair); :func:`counted_run` makes the run of a sample for both.
+
 Must not: print, exit, or decide the schedule.
 """
 
@@ -32,12 +37,13 @@ import random
 import re
 import tempfile
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Sequence
 
 from perf.errors import WorkerError
 from perf.measure.cachegrind import OUTPUT_VARIABLE, installed_source, per_loop, read_totals
-from perf.measure.parent.workers import WorkerLauncher, WorkerOutput, run_commands
+from perf.measure.parent.workers import Finished, WorkerLauncher, WorkerOutput, run_commands
 from perf.measure.protocol import decode_benchmark
+from perf.measure.values import CALIBRATION_DIVISOR
 from perf.model.benchmark import Benchmark
 from perf.model.metadata import COUNTER_KEY
 from perf.model.run import Run
@@ -45,9 +51,6 @@ from perf.model.run import Run
 if TYPE_CHECKING:
     from perf.measure.options import RunOptions
 
-#: the loops of a sample are calibrated for --min-time divided by this (a
-#: loop costs 20-80 times more under valgrind)
-CALIBRATION_DIVISOR = 10
 #: metadata of the worker without valgrind that describe its time, not the counts
 TIME_KEYS = (
     "calibrate_loops",
@@ -105,17 +108,8 @@ def _count(launcher: WorkerLauncher, task: int, loops: int, what: str, sample: i
         rng=launcher.rng,
     ).run_worker(task, loops, 1, f"{what} (calibration)", sample)
     run = timed.benchmark.get_runs()[-1]
-    loops = run.get_loops()
-    counts, stderr = count_pair(launcher, task, loops, what, sample)
-    metadata = {key: value for key, value in run.get_metadata().items() if key not in TIME_KEYS}
-    inner_loops = run.get_inner_loops()
-    counts = {key: value / inner_loops for key, value in counts.items()}
-    metadata.update(counts, unit="integer", loops=loops, duration=time.monotonic() - start)
-    metadata[COUNTER_KEY] = installed_source()
-    metadata[SEED_KEY] = sample
-    if counts["instructions"] <= 0:
-        raise WorkerError(f"{what}: {loops} more loops counted no more instructions: does the benchmark do any work?")
-    counted = Run([counts["instructions"]], metadata=metadata, collect_metadata=False)
+    counts, stderr = count_pair(launcher, task, run.get_loops(), what, sample)
+    counted = counted_run(run, counts, seed=sample, duration=time.monotonic() - start, what=what)
     return WorkerOutput(Benchmark([counted]), timed.stderr + stderr, time.monotonic() - start)
 
 
@@ -125,22 +119,100 @@ def timing_options(options: RunOptions) -> RunOptions:
     return options._replace(metric="time", warmups=0, min_time=options.min_time / CALIBRATION_DIVISOR)
 
 
+def counted_run(timed: Run, counts: Mapping[str, float], *, seed: int, duration: float, what: str) -> Run:
+    """The run of one sample: the *counts* of one loop (of one statement,
+    with inner loops) as its value and metadata, with the metadata of the
+    run that *timed* the loops, less what describes its time."""
+    loops = timed.get_loops()
+    inner_loops = timed.get_inner_loops()
+    counts = {key: value / inner_loops for key, value in counts.items()}
+    if counts["instructions"] <= 0:
+        raise WorkerError(f"{what}: {loops} more loops counted no more instructions: does the benchmark do any work?")
+    metadata = {key: value for key, value in timed.get_metadata().items() if key not in TIME_KEYS}
+    metadata.update(counts, unit="integer", loops=loops, duration=duration)
+    metadata[COUNTER_KEY] = installed_source()
+    metadata[SEED_KEY] = seed
+    return Run([counts["instructions"]], metadata=metadata, collect_metadata=False)
+
+
 def count_pair(launcher: WorkerLauncher, task: int, loops: int, what: str, seed: int) -> tuple[dict[str, float], str]:
-    """The counts of *loops* loops: two workers under cachegrind, *loops*
-    and 2 x *loops* loops, at the same time; and what they wrote on stderr."""
+    """The counts of *loops* loops of a bench script's benchmark number
+    *task*: a :class:`Pair` of its workers; and what they wrote on stderr."""
     environ = launcher.worker_env(random.Random(seed))
     environ["PYTHONHASHSEED"] = str(seed)
+
+    def command(half: str, total: int, write_fd: int) -> list[str]:
+        return launcher.worker_command(task, write_fd, total, 1)
+
+    pair = Pair(command, environ, loops, what)
+    (counted,) = count_pairs([pair], timeout=launcher.options.timeout, cwd=launcher.side.cwd)
+    for done, total in zip(counted.finished, (loops, 2 * loops)):
+        decode_benchmark(done.data, f"{what} ({total} loops under valgrind)", done.stderr)  # the benchmark asked for
+    assert counted.counts is not None
+    return counted.counts, counted.stderr
+
+
+class Pair(NamedTuple):
+    """Two workers under cachegrind that differ only in their loops:
+    ``command(half, loops, write_fd)`` is the command line of each (half
+    ``"a"`` runs *loops* loops, ``"b"`` twice as many), both with the
+    environment *environ* (hash seed included)."""
+
+    command: Callable[[str, int, int], list[str]]
+    environ: dict[str, str]
+    loops: int
+    what: str
+
+
+class Counted(NamedTuple):
+    """A :class:`Pair` that ran: how each worker finished (``a``, ``b``),
+    the counts of one loop (None when a worker wrote no counts), and what
+    they wrote on stderr, less valgrind's notes."""
+
+    finished: list[Finished]
+    counts: dict[str, float] | None
+    stderr: str
+
+
+def count_pairs(
+    pairs: Sequence[Pair], *, timeout: float | None, cwd: str | None, check: bool = True, merge_output: bool = False
+) -> list[Counted]:
+    """Run the workers of *pairs* at the same time, each writing its counts
+    to a file of its own (:data:`OUTPUT_VARIABLE`), and difference each
+    pair: start-up, imports, setup and the first call cancel.  *check*: a
+    worker that fails or writes no counts raises WorkerError (otherwise the
+    caller reads how it :class:`Finished`)."""
     with tempfile.TemporaryDirectory(prefix="perf-counts-") as folder:
         jobs = []
-        for name, total in (("a", loops), ("b", 2 * loops)):
-            read_fd, write_fd = os.pipe()
-            command = launcher.worker_command(task, write_fd, total, 1)
-            env = {**environ, OUTPUT_VARIABLE: os.path.join(folder, name)}  # names of one length
-            jobs.append((command, env, (read_fd, write_fd), f"{what} ({total} loops under valgrind)"))
-        finished = run_commands(jobs, timeout=launcher.options.timeout, cwd=launcher.side.cwd)
-        for (_, _, _, described), done in zip(jobs, finished):
-            decode_benchmark(done.data, described, done.stderr)  # it ran the benchmark it was asked for
-        low, high = (read_totals(os.path.join(folder, name)) for name in ("a", "b"))
-    stderr = "".join(done.stderr.decode("utf-8", "replace") for done in finished)
-    stderr = "".join(line for line in stderr.splitlines(True) if not _VALGRIND_NOTE.match(line))
-    return per_loop(low, high, loops), stderr
+        pipes: list[tuple[int, int]] = []
+        try:
+            for index, pair in enumerate(pairs):
+                for half, total in (("a", pair.loops), ("b", 2 * pair.loops)):
+                    pipes.append(os.pipe())
+                    command = pair.command(half, total, pipes[-1][1])
+                    env = {**pair.environ, OUTPUT_VARIABLE: os.path.join(folder, f"{index}{half}")}  # one length
+                    jobs.append((command, env, pipes[-1], f"{pair.what} ({total} loops under valgrind)"))
+        except BaseException:
+            for fds in pipes:
+                for fd in fds:
+                    os.close(fd)
+            raise
+        finished = run_commands(jobs, timeout=timeout, cwd=cwd, check=check, merge_output=merge_output)
+        counted = []
+        for index, pair in enumerate(pairs):
+            done = finished[2 * index : 2 * index + 2]
+            try:
+                low, high = (read_totals(os.path.join(folder, f"{index}{half}")) for half in "ab")
+                counts: dict[str, float] | None = per_loop(low, high, pair.loops)
+            except WorkerError:
+                if check:
+                    raise
+                counts = None
+            stderr = without_notes("".join(process.stderr.decode("utf-8", "replace") for process in done))
+            counted.append(Counted(done, counts, stderr))
+    return counted
+
+
+def without_notes(output: str) -> str:
+    """A worker's *output* without valgrind's notes."""
+    return "".join(line for line in output.splitlines(True) if not _VALGRIND_NOTE.match(line))

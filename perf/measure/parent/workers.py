@@ -202,16 +202,21 @@ def run_command(
 
 
 def run_commands(
-    jobs: Sequence[tuple[list[str], dict[str, str], tuple[int, int], str]], *, timeout: float | None, cwd: str | None
+    jobs: Sequence[tuple[list[str], dict[str, str], tuple[int, int], str]],
+    *,
+    timeout: float | None,
+    cwd: str | None,
+    check: bool = True,
+    merge_output: bool = False,
 ) -> list[Finished]:
     """Run workers at the same time (*jobs*: command, environment, pipe,
     what it is), for workers that need no quiet CPU (counts); as
-    :func:`run_command` does one, and when one fails, the others are
-    stopped."""
+    :func:`run_command` does one, and when one fails (with *check*: exits
+    with a non-zero status), the others are stopped."""
     started: list[tuple[WorkerProcess, str]] = []
     try:
         for command, env, pipe, what in jobs:
-            started.append((WorkerProcess(command, env, *pipe, cwd=cwd), what))
+            started.append((WorkerProcess(command, env, *pipe, cwd=cwd, merge_output=merge_output), what))
     except BaseException:
         for worker, _ in started:
             worker.kill()
@@ -220,7 +225,7 @@ def run_commands(
             os.close(pipe[0])
             os.close(pipe[1])
         raise
-    return _finish(started, timeout, True)
+    return _finish(started, timeout, check)
 
 
 def _finish(

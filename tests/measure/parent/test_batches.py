@@ -11,7 +11,7 @@ import pytest
 
 from perf.errors import WorkerError
 from perf.measure.parent import batches
-from perf.measure.parent.batches import Outcomes, Progress, list_tests, run_batches
+from perf.measure.parent.batches import Outcomes, Progress, count_batches, list_tests, run_batches
 from perf.measure.protocol import DONE, ERROR, PARENT, START, Event
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
@@ -28,7 +28,8 @@ WORKER = """
     mode = sys.argv[1]
     spec = BatchSpec.load(sys.argv[-1].split("=", 1)[1])
     with open(os.environ["WORKER_LOG"], "a") as log:
-        log.write(json.dumps([sys.argv[2:-1], spec.tests, spec.loops, spec.files]) + "\\n")
+        seed = os.environ.get("PYTHONHASHSEED")
+        log.write(json.dumps([sys.argv[2:-1], spec.tests, spec.loops, spec.files, spec.metric, seed]) + "\\n")
     pipe = EventPipe(spec.pipe)
     print("started", flush=True)
     if mode == "fail":
@@ -40,6 +41,11 @@ WORKER = """
         sys.exit(0)
     for test in spec.tests:
         pipe.send(START, test)
+        if spec.metric == "instructions" and mode != "measure":
+            if mode == "count-crash":
+                os._exit(3)
+            pipe.send(ERROR, test, "it failed under valgrind")
+            continue
         if mode == "crash" and test == "b":
             print("dying", flush=True)
             os._exit(3)
@@ -51,7 +57,7 @@ WORKER = """
             continue
         if mode == "slow":
             time.sleep(0.6)
-        metadata = {"name": test, "loops": spec.loops.get(test, 8)}
+        metadata = {"name": test, "loops": spec.loops.get(test, {"d": 5, "f": 3}.get(test, 8))}
         pipe.send(DONE, test, dumps(Benchmark([Run((1.0, 2.0), metadata=metadata, collect_metadata=False)])))
 """
 
@@ -145,10 +151,74 @@ def test_a_long_worker_says_how_far_it_is(worker, monkeypatch):
 
 def test_listing(worker):
     command, given = worker
-    assert list_tests(command("measure"), os.getcwd()) == (["a", "b"], ["a.py", "b.py"])
+    assert list_tests(command("measure"), os.getcwd()) == {"a": "a.py", "b": "b.py"}
     assert given()[0][:2] == [["list"], []]
     with pytest.raises(WorkerError, match="the worker that lists the benchmark tests failed \\(exit status 2\\)"):
         list_tests(command("fail"), os.getcwd())
+
+
+def count(command, tests, samples=2):
+    seen = []
+    outcomes = count_batches(tests, samples, command=command, cwd=os.getcwd(), on_progress=seen.append)
+    return outcomes, seen
+
+
+def test_counts_calibrate_once_then_count_each_test_alone_in_pairs(worker, fake_valgrind, monkeypatch, tmp_path):
+    monkeypatch.setattr(batches, "_cpus", lambda: 3)  # one pair at a time
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    command, given = worker
+    outcomes, seen = count(command("measure"), {"a": "a.py", "p": "a.py", "e": "a.py", "c": "c.py"})
+    for test in ("a", "c"):
+        runs = outcomes.get(test).get_runs()
+        assert [run.values for run in runs] == [(fake_valgrind.IR_PER_LOOP,)] * 2
+        assert [run.get_metadata()["hash_seed"] for run in runs] == [1, 2]
+        assert all(run.get_metadata()["unit"] == "integer" and run.get_loops() == 8 for run in runs)
+    assert outcomes.get("e") == "it failed"
+    assert outcomes.in_parent == {"p"}
+    calls = given()
+    assert calls[0] == [["process1-1"], ["a", "p", "e", "c"], {}, ["a.py", "c.py"], "time", None]
+    pairs = sorted(calls[1:])  # the two workers of a pair start together
+    assert [call[0] for call in pairs] == [
+        [f"count{sample}-{index}{half}"] for sample in (1, 2) for index in (0, 1) for half in "ab"
+    ]
+    assert pairs[2][1:] == [["c"], {"c": 8}, ["c.py"], "instructions", "1"]
+    assert pairs[3][1:] == [["c"], {"c": 16}, ["c.py"], "instructions", "1"]
+    assert {call[5] for call in pairs[4:]} == {"2"}
+    assert [(progress.stage, progress.process, progress.measured, progress.ended) for progress in seen] == [
+        (batches.CALIBRATION, 1, 2, True),
+        (batches.SAMPLE, 1, 2, True),
+        (batches.SAMPLE, 2, 2, True),
+    ]
+    outcomes.save(str(tmp_path / "outcomes"))  # for xdist's workers
+    assert Outcomes.load(str(tmp_path / "outcomes")).get("a").get_values() == (fake_valgrind.IR_PER_LOOP,) * 2
+
+
+def test_pairs_run_at_once_on_more_cpus_each_counted_from_its_own_files(worker, fake_valgrind, monkeypatch):
+    monkeypatch.setattr(batches, "_cpus", lambda: 6)  # three pairs at once
+    command, given = worker
+    outcomes, _ = count(command("measure"), {"a": "a.py", "d": "a.py", "f": "a.py"}, samples=1)
+    # loops 8, 5 and 3: a low process of one pair against the high one of another would not give 1000
+    assert [outcomes.get(test).get_values() for test in "adf"] == [(fake_valgrind.IR_PER_LOOP,)] * 3
+    assert [outcomes.get(test).get_runs()[0].get_loops() for test in "adf"] == [8, 5, 3]
+    assert len(given()) == 7
+
+
+@pytest.mark.parametrize(
+    ("mode", "error"),
+    [
+        ("count-error", "it failed under valgrind"),
+        ("count-crash", "a worker process under valgrind did not count it (exit status 3); its last output:\nstarted"),
+    ],
+)
+def test_a_test_that_fails_under_valgrind_fails_with_its_error(worker, fake_valgrind, mode, error):
+    command, _ = worker
+
+    def calibrated_then(prefix):  # the worker without valgrind measures; the counting ones fail
+        return command("measure" if "process" in prefix else mode)(prefix)
+
+    outcomes, seen = count(calibrated_then, {"a": "a.py"})
+    assert outcomes.get("a") == error
+    assert [progress.measured for progress in seen] == [1, 0, 0]
 
 
 def benchmark(name, values, loops=10):
