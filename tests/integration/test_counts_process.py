@@ -97,15 +97,18 @@ def test_without_valgrind_one_line_and_exit_two_before_any_worker(no_valgrind, t
 
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
-def test_real_cachegrind_counts_are_the_same_in_two_samples(tmp_path):
+def test_real_cachegrind_counts_agree_across_hash_seeds(tmp_path):
     output = tmp_path / "counts.json"
     result = perf("timeit", "--metric", "instructions", "-l", "200", "-o", str(output), "sorted(range(100))")
     assert result.returncode == 0, result.stderr
     runs = runs_of(output)
     values = [run["values"][0] for run in runs]
-    assert len(values) == 2
-    assert abs(values[1] / values[0] - 1) < 1e-5
+    # the heap's history follows the hash seed: a seed may move a loop by a few instructions
+    # (15 of 12,920 once, in one sample of four), and the run then takes more samples
+    assert 2 <= len(values) <= 10
+    assert max(values) / min(values) - 1 < 0.005
     assert 5_000 < values[0] < 200_000  # instructions of sorting 100 ints: not a start-up
+    assert [run["metadata"]["hash_seed"] for run in runs] == list(range(1, len(runs) + 1))
     assert runs[0]["metadata"]["d1_misses"] >= 0  # a difference below zero is noise around zero: 0
 
 
