@@ -1,7 +1,8 @@
 """Worker processes: spawn one, read its pipe and its output, reap it.
 
-Workers run strictly one at a time (two at once would measure each
-other).  :func:`run_command` runs any worker command line (a bench
+Workers that time run strictly one at a time (two at once would measure
+each other); workers that count (``--metric instructions``) need no quiet
+CPU, and :func:`run_commands` starts them together.  :func:`run_command` runs any worker command line (a bench
 script's, a ``python -m pytest`` batch worker's) with a fresh pipe for
 what it sends back (:mod:`perf.measure.protocol`), its standard error
 captured (its last lines explain a failure), and its own session, so that
