@@ -20,16 +20,13 @@ import json
 import types
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol, Sequence
 
+from perf.model.metadata import COUNT_UNIT
 from perf.pytest_plugin.measure import IN_WORKERS, MEASURED_IN, call_once, is_async, pedantic_benchmark, timing
 from perf.pytest_plugin.options import Settings
 
 if TYPE_CHECKING:  # the statistics are imported when a result is read (workers read none)
     from perf.analysis.intervals import Interval
     from perf.model.benchmark import Benchmark
-
-#: the ``unit`` of the ``perf`` object of an entry whose figures are
-#: instructions per call (an entry without it has seconds)
-COUNT_UNIT = "instructions"
 
 
 def entry_unit(entry: dict[str, Any]) -> str:
@@ -149,7 +146,7 @@ class BenchmarkStats:
     @property
     def counted(self) -> bool:
         """The values are instructions per call (``--perf-metric instructions``), not seconds."""
-        return self.perf.get_unit() == "integer"
+        return self.perf.get_counter_source() is not None  # the model's one test of counts
 
     def perf_fields(self) -> dict[str, Any]:
         """What perf adds to pytest-benchmark's entry: where the values were

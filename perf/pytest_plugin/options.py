@@ -52,8 +52,6 @@ JIT_WARMUPS = 10
 DEFAULT_MIN_ROUNDS = 5
 DEFAULT_MAX_TIME = 1.0
 
-#: --perf-metric: what the values are
-METRICS = ("time", "instructions")
 #: --perf-metric instructions: the samples of each test (hash seeds 1 and
 #: 2), each a pair of worker processes under valgrind (3-6 s of start-up each)
 COUNT_SAMPLES = 2

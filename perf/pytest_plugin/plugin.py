@@ -23,6 +23,7 @@ import pytest
 
 from perf.errors import PerfError
 from perf.measure.protocol import LISTED, SPEC_OPTION
+from perf.measure.values import METRIC_NAMES
 from perf.pytest_plugin import options as opts
 from perf.pytest_plugin.fixture import BenchmarkFixture, BenchmarkStats
 from perf.pytest_plugin.report import outcome_lines, progress_line, results_table
@@ -86,7 +87,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add = parser.getgroup("perf", "perf (benchmarks measured in worker processes)").addoption
     add("--perf-budget", default="default", choices=sorted(opts.BUDGETS), dest="perf_budget_name",
         help="time against precision: fast, default or rigorous")
-    add("--perf-metric", default="time", choices=opts.METRICS,
+    add("--perf-metric", default="time", choices=METRIC_NAMES,
         help="what a value is: time (default), or instructions per call, counted under valgrind's cachegrind")
     add("--perf-output", metavar="FILE", default=None,
         help="write the results as a perf/pyperf JSON file (one benchmark per test)")

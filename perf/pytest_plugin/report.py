@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from perf.pytest_plugin.fixture import COUNT_UNIT, BenchmarkStats
+from perf.model.metadata import COUNT_UNIT
+from perf.pytest_plugin.fixture import BenchmarkStats
 from perf.pytest_plugin.measure import IN_PYTEST
 from perf.pytest_plugin.options import COUNT_SAMPLES, PytestBudget
 from perf.render.units import format_timedelta

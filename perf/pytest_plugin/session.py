@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from perf.errors import PerfError, UsageError
 from perf.measure.protocol import BatchSpec
+from perf.model.metadata import COUNT_UNIT
 from perf.pytest_plugin import compat_json
-from perf.pytest_plugin.fixture import COUNT_UNIT, BenchmarkFixture, BenchmarkStats, entry_unit
+from perf.pytest_plugin.fixture import BenchmarkFixture, BenchmarkStats, entry_unit
 from perf.pytest_plugin.measure import IN_PYTEST, measure_function
 from perf.pytest_plugin.options import (
     COUNT_SAMPLES,

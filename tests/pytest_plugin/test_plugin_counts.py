@@ -33,11 +33,15 @@ pytest_plugins = ["pytester"]
 NODE = "tests/test_a.py::test_x"
 
 
+#: what counted_run writes in every run of counts
+SOURCE = {"counter_source": "cachegrind 3.19.0; I1 32768,8,64; D1 32768,8,64; LL 8388608,16,64"}
+
+
 def counts(*samples, loops=4000):
     """A test's counts as count_batches makes them: one run per sample."""
     return Benchmark(
         [
-            Run([value], metadata={"name": NODE, "loops": loops, "unit": "integer", "hash_seed": seed})
+            Run([value], metadata={"name": NODE, "loops": loops, "unit": "integer", "hash_seed": seed, **SOURCE})
             for seed, value in enumerate(samples, 1)
         ]
     )
