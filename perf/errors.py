@@ -98,6 +98,10 @@ class BenchmarkFailedError(WorkerError):
         self.error = error
 
 
+class WorkerCancelled(WorkerError):
+    """A worker started ahead of its turn was not needed: the parent closed its barrier."""
+
+
 class ZeroValueError(WorkerError):
     """A time function returned 0 seconds for a value: the clock is too
     coarse for the loop count.  A worker run in place (``--worker``

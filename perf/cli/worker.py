@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from perf.cli.main import fail_on
-from perf.errors import PerfError, ZeroValueError
+from perf.errors import PerfError, WorkerCancelled, ZeroValueError
 
 if TYPE_CHECKING:
     from perf.measure.child.tasks import Task
@@ -43,14 +43,15 @@ def run_worker(  # noqa: PLR0917 (the Runner passes what it holds)
         from perf.cli import display  # not on a quiet worker's path
     in_place = options.pipe is None
     on_sample = display.sample_printer(task, metric_of(options)) if options.verbose else None
+    _wait_for_turn(options)
     try:
         if session is not None:  # run in place: it writes -o/--append
             from perf.measure.parent.saving import planned_run
 
             session.check_appends([task.name], lambda _name: planned_run(task, metadata))
         benchmark = run_task(task, options, metadata, clock=clock, on_sample=on_sample, hook_descriptors=hooks)
-    except KeyboardInterrupt:
-        sys.exit(1)
+    except (KeyboardInterrupt, WorkerCancelled) as exc:
+        sys.exit(0 if isinstance(exc, WorkerCancelled) else 1)  # cancelled: the parent no longer needs it
     except ZeroValueError as exc:
         if in_place:
             # pyperf's exception, which the script can catch
@@ -75,3 +76,17 @@ def run_worker(  # noqa: PLR0917 (the Runner passes what it holds)
     except PerfError as exc:
         fail_on(exc)
     return benchmark
+
+
+def _wait_for_turn(options: RunOptions) -> None:
+    """A worker started ahead of its turn (``--barrier``): warm the
+    metadata's imports and caches while the previous worker measures, then
+    wait at the barrier; exit quietly when it is not needed."""
+    if options.barrier is None:
+        return
+    from perf.collect import collect_metadata
+    from perf.measure.protocol import wait_at_barrier
+
+    collect_metadata()
+    if not wait_at_barrier(options):
+        sys.exit(0)

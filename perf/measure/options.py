@@ -160,6 +160,7 @@ class RunOptions(NamedTuple):
     worker_task: Annotated[Optional[int], _worker("--worker-task", convert=not_negative, metavar="TASK_ID")] = None
     worker_list: Annotated[bool, _worker("--worker-list")] = False
     pipe: Annotated[Optional[int], _worker("--pipe", convert=not_negative, metavar="FD")] = None
+    barrier: Annotated[Optional[int], _worker("--barrier", convert=not_negative, metavar="FD")] = None
     calibrate_loops: Annotated[bool, _worker("--calibrate-loops")] = False
     recalibrate_loops: Annotated[bool, _worker("--recalibrate-loops")] = False
     calibrate_warmups: Annotated[bool, _worker("--calibrate-warmups")] = False
@@ -334,7 +335,7 @@ def _given(options: RunOptions) -> Tuple[str, ...]:
     return tuple(name for name in GivenBudget._fields if getattr(given, name) is not None)
 
 
-_WORKER_ONLY = ("worker_task", "pipe", "worker_list")
+_WORKER_ONLY = ("worker_task", "pipe", "barrier", "worker_list")
 
 
 def _check_calibration_flags(options: RunOptions) -> None:

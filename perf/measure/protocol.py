@@ -6,14 +6,19 @@ options of one worker, derived from
 for a worker that only lists the benchmarks) and the environment
 (:mod:`perf.measure.environment`).  A worker reads its command line with
 the runner's parser: the internal rows of the table (``--worker``,
-``--pipe FD``, ``--worker-task N``, ``--worker-list``) are the names it
-reads, and nothing else reaches it (no input on its pipe or stdin).
+``--pipe FD``, ``--barrier FD``, ``--worker-task N``, ``--worker-list``)
+are the names it reads.  The one input a measuring worker gets is on its
+barrier: a byte when it may start, and one when it may take its values
+(the parent starts the next worker while this one warms up:
+:class:`perf.measure.parent.workers.Standby`).
 
 Worker to parent, on the pipe ``--pipe FD``, which the worker closes when
 it is done:
 
 * a measuring worker writes one benchmark as JSON, perf's file format
-  (:func:`send_benchmark`; :func:`decode_benchmark` in the parent);
+  (:func:`send_benchmark`; :func:`decode_benchmark` in the parent); with
+  a barrier, the bytes :data:`READY` and :data:`WARM` come first
+  (:func:`wait_at_barrier`);
 * a listing worker writes one line per benchmark the script declares, in
   order, each the JSON string of its name (:func:`name_line`;
   :func:`decode_names`);
@@ -34,9 +39,9 @@ when a function needs them.  Must not: spawn processes, print, or exit.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, NamedTuple, Sequence
 
-from perf.errors import PerfError, WorkerError
+from perf.errors import PerfError, WorkerCancelled, WorkerError
 
 if TYPE_CHECKING:
     from perf.measure.options import RunOptions
@@ -52,7 +57,9 @@ STDERR_LINES = 20
 # -- parent to worker: the command line ------------------------------------------------
 
 
-def worker_arguments(options: RunOptions, task: int, pipe: int, loops: int, values: int | None = None) -> list[str]:
+def worker_arguments(
+    options: RunOptions, task: int, pipe: int, loops: int, values: int | None = None, *, barrier: int | None = None
+) -> list[str]:
     """The runner options of one worker command line (after the program),
     derived from :data:`perf.measure.options.RUNNER_OPTIONS`.
 
@@ -60,13 +67,16 @@ def worker_arguments(options: RunOptions, task: int, pipe: int, loops: int, valu
     this worker calibrate the loops before its values (``--loops 0`` is
     explicit: a script's ``Runner(loops=N)`` default must not apply to
     it); *values* per process (default ``--values``; ``--adaptive-values``
-    chooses them after a pilot).  Then the options passed on as given: how
+    chooses them after a pilot); *barrier*: the worker waits on this
+    descriptor before it times anything (:func:`wait_at_barrier`).  Then the options passed on as given: how
     the worker measures, then what runs around its values.
     """
     from perf.measure.options import RUNNER_OPTIONS
     from perf.measure.values import MEASURING, RECORDING
 
     command = ["--worker", "--pipe", str(pipe), "--worker-task", str(task)]
+    if barrier is not None:
+        command += ["--barrier", str(barrier)]
     command += ["--values", str(options.values if values is None else values), "--min-time", repr(options.min_time)]
     command += ["--loops", str(loops)]  # 0: this worker calibrates them
     command += ["--warmups", str(options.warmups)]
@@ -114,6 +124,42 @@ def _worker_option(option: Option, value: Any) -> list[str]:
 # -- worker to parent: the pipe --------------------------------------------------------
 
 
+#: a worker with a barrier writes these bytes on its pipe before its
+#: result: READY when it waits at the barrier (started, imports and setup
+#: done), WARM when it waits there again, warmed up, before its values
+READY = b"\x02"
+WARM = b"\x03"
+
+
+def wait_at_barrier(options: RunOptions, marker: bytes = READY) -> bool:
+    """A worker with a barrier (``--barrier FD``): write *marker* on the
+    pipe, then wait until the parent writes a byte on the barrier (True:
+    go on) or closes it (False: not needed, exit quietly).  The parent lets
+    a worker start (READY) once the previous one exited, and lets it take
+    its values (WARM) once the next one, started meanwhile, is READY: no
+    other worker runs beside a value.  True at once without a barrier."""
+    import os
+
+    if options.barrier is None:
+        return True
+    assert options.pipe is not None
+    os.write(options.pipe, marker)
+    return bool(os.read(options.barrier, 1))
+
+
+def before_values(options: RunOptions) -> Callable[[], None] | None:
+    """What a worker with a barrier calls before its first value (after
+    its warmups): :func:`wait_at_barrier` with WARM; None without a barrier."""
+    if options.barrier is None:
+        return None
+
+    def warm() -> None:
+        if not wait_at_barrier(options, WARM):
+            raise WorkerCancelled("the run stopped before this worker's values")
+
+    return warm
+
+
 def send_benchmark(benchmark: Benchmark, fd: int) -> None:
     """A measuring worker: write *benchmark* as JSON to the parent's pipe
     *fd*, then close it."""
@@ -134,6 +180,7 @@ def decode_benchmark(data: bytes, what: str, stderr: bytes) -> Benchmark:
     benchmark, or WorkerError."""
     from perf.storage.files import loads_benchmark
 
+    data = data.lstrip(READY + WARM)
     if not data:
         message = f"{what} exited without sending a result (did the script call the same benchmarks in a worker?)"
         raise WorkerError(with_stderr(message, stderr))

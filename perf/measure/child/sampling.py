@@ -132,11 +132,12 @@ def measure(
     plan: SamplingPlan,
     timer: TimerInfo,
     on_sample: Callable[[str, int, float], None] | None = None,
+    on_values: Callable[[], None] | None = None,
 ) -> Samples:
     """Calibrate loops if ``plan.loops`` is 0, then take the warmups and
     the values.  *on_sample(kind, loops, raw_seconds)* is called after each
     sample (``kind`` is ``"calibration"``, ``"warmup"`` or ``"value"``), for
-    verbose output.
+    verbose output; *on_values()* once, as the first value starts.
 
     Raises :class:`~perf.errors.ZeroValueError` when a value is 0 (the clock
     is too coarse for the loop count) and
@@ -155,6 +156,8 @@ def measure(
     else:
         for _ in range(plan.warmups):
             sampler.warmup("warmup", loops)
+    if on_values is not None:
+        on_values()
     values = [sampler.take("value", loops) for _ in range(plan.values)]
     warmups = sampler.warmups
     if steady is not None:

@@ -33,6 +33,7 @@ from perf.measure.child.sampling import Samples, SamplingPlan, TimeFunction, mea
 from perf.measure.child.tasks import Task
 from perf.measure.environment import padding_length
 from perf.measure.options import RunOptions
+from perf.measure.protocol import before_values
 from perf.model.benchmark import Benchmark
 from perf.model.run import Run
 
@@ -177,7 +178,7 @@ def run_task(
     date = datetime.datetime.now().isoformat(" ")
     start = time.monotonic()
     witness.run_probe()
-    samples = measure(time_function, _plan(options, task, metric), timer, on_sample)
+    samples = measure(time_function, _plan(options, task, metric), timer, on_sample, before_values(options))
     witness.run_probe()
     duration = time.monotonic() - start
     samples = metric.finish(samples)

@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 from perf.analysis.benchmarks import PAIR_KEY, SEED_KEY
 from perf.errors import WorkerError
+from perf.measure.child.metric import metric_of
 from perf.measure.parent.allocation import PILOT_PROCESSES
 from perf.measure.parent.allocation import pilot_values as choose_values
-from perf.measure.parent.workers import WorkerLauncher, WorkerOutput
+from perf.measure.parent.workers import NextWorker, Standby, WorkerLauncher, WorkerOutput
 from perf.model.benchmark import Benchmark
 
 if TYPE_CHECKING:
@@ -60,13 +61,30 @@ class Recorder:
         #: wall time of each worker (the cost the adaptive values weigh)
         self.elapsed: list[float] = []
 
-    def run_worker(self, metadata: dict[str, Any] | None = None) -> WorkerOutput:
-        """Run the next worker; add *metadata* to the runs it sent."""
+    def next_worker(self) -> NextWorker | None:
+        """The worker this recorder runs next, once its loops are known
+        (None: they are not yet, or its metric takes samples its own way)."""
+        if not self.loops or metric_of(self.launcher.options).sampler is not None:
+            return None
+        return (self.launcher, self.task, self.loops, self.values)
+
+    def run_worker(
+        self,
+        metadata: dict[str, Any] | None = None,
+        standby: Standby | None = None,
+        following: Recorder | None = None,
+    ) -> WorkerOutput:
+        """Run the next worker; add *metadata* to the runs it sent.  With a
+        *standby*: the worker it holds for this one, if any, and meanwhile
+        the next worker of the *following* recorder starts there."""
         what = f"worker {self.count + 1}/{self.total} of {self.name!r}"
         label = self.launcher.side.label
         if label:  # which side: an interpreter of --compare-to, a commit of history record
             what += f" ({label})"
-        output = self.launcher.run_worker(self.task, self.loops, self.values, what, self.count + 1)
+        after = None if following is None else following.next_worker()
+        output = self.launcher.run_worker(
+            self.task, self.loops, self.values, what, self.count + 1, standby=standby, following=after
+        )
         sent = output.benchmark.get_name()
         if sent != self.name:
             raise WorkerError(
@@ -137,24 +155,44 @@ class ScheduledBenchmark:
         #: why it stopped early (a worker failed), in a run that keeps going
         self.error: WorkerError | None = None
         self._orders = random.Random(pair_seed)
+        #: the order of the sides in the next pair (round)
+        self._next_order = self._order()
 
     def _order(self) -> Sequence[int]:
         if len(self.recorders) == 2:
             return _first_side(self._orders)  # the draws of pair_order(): a run can be replayed
         return self._orders.sample(range(len(self.recorders)), len(self.recorders))
 
+    def first(self) -> Recorder:
+        """The recorder of the first worker of the next pair (round)."""
+        return self.recorders[self._next_order[0]]
+
     def step(
-        self, metadata: dict[str, Any], rule: StoppingRule | None, on_output: Callable[[int, WorkerOutput], None]
+        self,
+        metadata: dict[str, Any],
+        rule: StoppingRule | None,
+        on_output: Callable[[int, WorkerOutput], None],
+        standby: Standby | None = None,
+        following: ScheduledBenchmark | None = None,
     ) -> None:
-        """Run one worker (one pair, one round), then decide whether it is finished."""
+        """Run one worker (one pair, one round), then decide whether it is
+        finished.  With a *standby*, the next worker starts while one
+        measures: the next of this pair (round), then the first of
+        *following*'s next one (the next benchmark of the round, or this
+        one again)."""
         self.count += 1
+        order, self._next_order = self._next_order, self._order()
+        last = None
+        if following is not None and (following is not self or self.count < self.total):
+            last = following.first()
+        nexts = [*(self.recorders[side] for side in order[1:]), last]
         if len(self.recorders) == 1:
-            on_output(0, self.recorders[0].run_worker(metadata))
+            on_output(0, self.recorders[0].run_worker(metadata, standby, nexts[0]))
         else:
-            for position, side in enumerate(self._order(), 1):
+            for position, side in enumerate(order, 1):
                 pair = {PAIR_KEY: self.count, SEED_KEY: self.pair_seed, POSITION_KEY: position}
                 recorder = self.recorders[side]
-                on_output(side, recorder.run_worker({**metadata, **pair}))
+                on_output(side, recorder.run_worker({**metadata, **pair}, standby, nexts[position - 1]))
                 if self.shared_loops:
                     for other in self.recorders:
                         other.loops = other.loops or recorder.loops
@@ -215,30 +253,38 @@ def run_schedule(
     start = time.monotonic()
     active = list(entries)
     round_ = 0
-    while active:
-        round_ += 1
-        metadata = {SCHEDULE_SEED_KEY: seed, ROUND_KEY: round_} if shuffle else {}
-        for entry in order.sample(active, len(active)) if shuffle else active:
+    standby = Standby()
+    try:
+        while active:
+            round_ += 1
+            metadata = {SCHEDULE_SEED_KEY: seed, ROUND_KEY: round_} if shuffle else {}
+            ordered = order.sample(active, len(active)) if shuffle else active
+            for index, entry in enumerate(ordered):
 
-            def on_output(side: int, output: WorkerOutput, entry: ScheduledBenchmark = entry) -> None:
-                nonlocal done
-                done += 1
-                if on_progress is None:
-                    return
-                elapsed = time.monotonic() - start
-                if len(entries) == 1:
-                    on_progress(side, Progress(entry.name, entry.count, entry.total, output, elapsed))
-                else:
-                    on_progress(side, Progress(f"{len(entries)} benchmarks", done, _planned(entries), output, elapsed))
+                def on_output(side: int, output: WorkerOutput, entry: ScheduledBenchmark = entry) -> None:
+                    nonlocal done
+                    done += 1
+                    if on_progress is None:
+                        return
+                    elapsed = time.monotonic() - start
+                    if len(entries) == 1:
+                        on_progress(side, Progress(entry.name, entry.count, entry.total, output, elapsed))
+                    else:
+                        progress = Progress(f"{len(entries)} benchmarks", done, _planned(entries), output, elapsed)
+                        on_progress(side, progress)
 
-            try:
-                entry.step(metadata, rule, on_output)
-            except WorkerError as exc:
-                if not keep_going:
-                    raise
-                entry.error = exc
-                entry.finished = True
-        active = [entry for entry in active if not entry.finished]
+                # the next worker: of the next benchmark of the round, or of this one when it is alone
+                following = ordered[index + 1] if index + 1 < len(ordered) else None
+                try:
+                    entry.step(metadata, rule, on_output, standby, entry if len(ordered) == 1 else following)
+                except WorkerError as exc:
+                    if not keep_going:
+                        raise
+                    entry.error = exc
+                    entry.finished = True
+            active = [entry for entry in active if not entry.finished]
+    finally:
+        standby.cancel()
 
 
 def _planned(entries: Sequence[ScheduledBenchmark]) -> int:

@@ -24,13 +24,21 @@ import selectors
 import signal
 import subprocess
 import time
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence, Tuple
 
 from perf.errors import WorkerError, WorkerTimeoutError
 from perf.measure.child.metric import metric_of
 from perf.measure.environment import random_padding, runner_environment
 from perf.measure.parent.sides import Side
-from perf.measure.protocol import LIST_ARGUMENT, decode_benchmark, decode_names, with_stderr, worker_arguments
+from perf.measure.protocol import (
+    LIST_ARGUMENT,
+    READY,
+    WARM,
+    decode_benchmark,
+    decode_names,
+    with_stderr,
+    worker_arguments,
+)
 from perf.model.benchmark import Benchmark
 
 #: how much of a worker's standard error is kept
@@ -93,16 +101,22 @@ class WorkerProcess:
         cwd: str | None = None,
         *,
         merge_output: bool = False,
+        barrier: tuple[int, int] | None = None,
     ) -> None:
         self.started = time.monotonic()
         self.read_fd = read_fd
         self.merge_output = merge_output
+        #: the parent's end of the barrier (None: none, or let through)
+        self.barrier = None if barrier is None else barrier[1]
+        #: whether it said READY, and WARM (:func:`perf.measure.protocol.wait_at_barrier`)
+        self.ready = False
+        self.warm = False
         try:
             self.process = subprocess.Popen(
                 command,
                 env=env,
                 cwd=cwd,
-                pass_fds=(write_fd,),
+                pass_fds=(write_fd,) if barrier is None else (write_fd, barrier[0]),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE if merge_output else None,
                 stderr=subprocess.STDOUT if merge_output else subprocess.PIPE,
@@ -110,14 +124,36 @@ class WorkerProcess:
             )
         except OSError as exc:
             os.close(read_fd)
+            if barrier is not None:
+                os.close(barrier[1])
             raise WorkerError(f"cannot start a worker ({command[0]}): {exc.strerror or exc}") from None
         finally:
             os.close(write_fd)
+            if barrier is not None:
+                os.close(barrier[0])
         output = self.process.stdout if merge_output else self.process.stderr
         assert output is not None
         self.output = output
         self.result = bytearray()
         self.stderr = bytearray()
+
+    def release(self) -> None:
+        """Let a worker waiting at its barrier start (its timeout counts from now)."""
+        if self.barrier is not None:
+            os.write(self.barrier, b"g")
+        self.started = time.monotonic()
+
+    def _let_measure(self) -> None:
+        """Let it take its values (it waits for this once warm)."""
+        if self.barrier is not None:
+            os.write(self.barrier, b"g")
+            os.close(self.barrier)
+            self.barrier = None
+
+    def _markers(self) -> None:
+        head = self.result[:2]
+        self.ready = self.ready or READY in head
+        self.warm = self.warm or WARM in head
 
     def _read(self, fd: int, buffers: dict[int, bytearray], selector: selectors.BaseSelector) -> None:
         chunk = os.read(fd, 65536)
@@ -129,18 +165,29 @@ class WorkerProcess:
         buffer += chunk
         if buffer is self.stderr and len(buffer) > 2 * STDERR_LIMIT:
             del buffer[:-STDERR_LIMIT]
+        elif buffer is self.result and len(buffer) <= 2 + len(chunk):
+            self._markers()
 
-    def _read_all(self, deadline: float | None, watch: Watch | None = None) -> bool:
+    def _read_all(
+        self, deadline: float | None, watch: Watch | None = None, beside: WorkerProcess | None = None
+    ) -> bool:
         """Read the pipe and stderr until both close or, for a watched or
-        merged worker (polled for its exit), until it exited; False on timeout."""
-        buffers = {self.read_fd: self.result, self.output.fileno(): self.stderr}
+        merged worker (polled for its exit), until it exited; False on
+        timeout.  Meanwhile, note when the worker *beside* (started ahead
+        of its turn) says it is READY."""
+        own = {self.read_fd: self.result, self.output.fileno(): self.stderr}
+        buffers = dict(own)
+        if beside is not None and not beside.ready:
+            buffers[beside.read_fd] = beside.result
+        else:
+            self._let_measure()  # nothing will start beside its values
         watched = self.started
         polled = watch is not None or self.merge_output
         poll = EXIT_POLL if watch is None else min(watch.every, EXIT_POLL)
         with selectors.DefaultSelector() as selector:
             for fd in buffers:
                 selector.register(fd, selectors.EVENT_READ)
-            while buffers:
+            while own.keys() & buffers.keys():
                 now = time.monotonic()
                 if deadline is not None and now >= deadline:
                     return False
@@ -154,12 +201,16 @@ class WorkerProcess:
                 if not ready and polled and self.process.poll() is not None:
                     return True  # everything it wrote was read; what it left running holds the output
                 for key, _ in ready:
-                    self._read(key.fd, buffers, selector)
+                    (self if key.fd in own else beside)._read(key.fd, buffers, selector)  # type: ignore[union-attr]
+                if self.warm and (beside is None or beside.ready or beside.read_fd not in buffers):
+                    self._let_measure()  # the worker beside is ready (or gone): nothing else runs now
         return True
 
-    def wait(self, deadline: float | None, watch: Watch | None = None) -> int | None:
+    def wait(
+        self, deadline: float | None, watch: Watch | None = None, beside: WorkerProcess | None = None
+    ) -> int | None:
         """Gather the output; the exit code, or None on timeout."""
-        if not self._read_all(deadline, watch):
+        if not self._read_all(deadline, watch, beside):
             return None
         remaining = EXIT_TIMEOUT if deadline is None else max(min(deadline - time.monotonic(), EXIT_TIMEOUT), 0.0)
         try:
@@ -169,6 +220,9 @@ class WorkerProcess:
 
     def kill(self) -> None:
         """Stop the worker and everything it started."""
+        if self.barrier is not None:
+            os.close(self.barrier)
+            self.barrier = None
         if self.process.poll() is None:
             try:
                 os.killpg(self.process.pid, signal.SIGKILL)
@@ -230,13 +284,18 @@ def run_commands(
 
 
 def _finish(
-    workers: Sequence[tuple[WorkerProcess, str]], timeout: float | None, check: bool, watch: Watch | None = None
+    workers: Sequence[tuple[WorkerProcess, str]],
+    timeout: float | None,
+    check: bool,
+    watch: Watch | None = None,
+    beside: WorkerProcess | None = None,
 ) -> list[Finished]:
-    """Wait for started *workers* (worker, what it is) one after the other."""
+    """Wait for started *workers* (worker, what it is) one after the other
+    (and note when the worker *beside* is ready)."""
     try:
         finished = []
         for worker, what in workers:
-            code = worker.wait(None if timeout is None else worker.started + timeout, watch)
+            code = worker.wait(None if timeout is None else worker.started + timeout, watch, beside)
             if code is None:
                 worker.kill()
                 if timeout is None:
@@ -268,9 +327,60 @@ def run_worker(
     cwd: str | None = None,
 ) -> WorkerOutput:
     """Run one worker to completion and decode the benchmark it sent."""
-    finished = run_command(command, env, pipe, timeout=timeout, what=what, cwd=cwd)
+    return _output(run_command(command, env, pipe, timeout=timeout, what=what, cwd=cwd), what)
+
+
+def _output(finished: Finished, what: str) -> WorkerOutput:
     benchmark = decode_benchmark(finished.data, what, finished.stderr)
     return WorkerOutput(benchmark, finished.stderr.decode("utf-8", "replace"), finished.elapsed)
+
+
+#: a worker of the schedule: its launcher (side), task, loops and values per process
+NextWorker = Tuple["WorkerLauncher", int, int, int]
+
+
+class Standby:
+    """The next worker of a schedule, started while the current one warms
+    up, and waiting at its barrier: its start-up (interpreter, imports, the
+    script's setup, the metadata that does not change) is out of the wall
+    time.  The current worker takes its values only once the next one is
+    ready (it waits at its barrier again, warm): no start-up runs beside a
+    value (doc/design.rst, R12).  The next worker of a schedule that
+    stops (the stopping rule) is stopped at its barrier: it measured
+    nothing.  ``PERF_NO_STANDBY=1`` in the environment: every worker starts
+    in turn."""
+
+    def __init__(self, enabled: bool | None = None) -> None:
+        if enabled is None:
+            enabled = not os.environ.get("PERF_NO_STANDBY")
+        self.enabled = enabled
+        self.worker: WorkerProcess | None = None
+        self.key: NextWorker | None = None
+
+    def start(self, following: NextWorker) -> None:
+        """Start *following* ahead of its turn (unless it already is)."""
+        if not self.enabled or self.key == following:
+            return
+        self.cancel()
+        launcher, task, loops, values = following
+        self.worker = launcher.spawn(task, loops, values)
+        self.key = following
+
+    def take(self, key: NextWorker) -> WorkerProcess | None:
+        """The worker started for *key* (None: another one, or none: it is stopped)."""
+        if self.worker is not None and self.key == key:
+            taken = self.worker
+            self.worker, self.key = None, None
+            return taken
+        self.cancel()
+        return None
+
+    def cancel(self) -> None:
+        """Stop the worker waiting at its barrier (it measured nothing)."""
+        if self.worker is not None:
+            self.worker.kill()
+            self.worker.close()
+        self.worker, self.key = None, None
 
 
 class WorkerLauncher:
@@ -296,12 +406,20 @@ class WorkerLauncher:
         self.rng = rng or random.Random()
 
     def worker_command(
-        self, task: int, write_fd: int, loops: int, values: int | None = None, *, listing: bool = False
+        self,
+        task: int,
+        write_fd: int,
+        loops: int,
+        values: int | None = None,
+        *,
+        listing: bool = False,
+        barrier: int | None = None,
     ) -> list[str]:
         """The command line of a worker of benchmark number *task*: *loops*
         0 calibrates them; *values* per process (default: ``--values``);
-        *listing*: a worker that only lists the benchmarks."""
-        arguments = worker_arguments(self.options, task, write_fd, loops, values)
+        *listing*: a worker that only lists the benchmarks; *barrier*: the
+        descriptor it waits on before it measures."""
+        arguments = worker_arguments(self.options, task, write_fd, loops, values, barrier=barrier)
         if listing:
             arguments.append(LIST_ARGUMENT)
         command = [self.side.python, *self.side.script, *arguments]
@@ -326,10 +444,30 @@ class WorkerLauncher:
         finished = self.run(command, (read_fd, write_fd), what)
         return decode_names(finished.data, what, finished.stderr)
 
-    def run_worker(self, task: int, loops: int, values: int, what: str, sample: int = 1) -> WorkerOutput:
+    def spawn(self, task: int, loops: int, values: int) -> WorkerProcess:
+        """Start a measuring worker that waits at its barrier until
+        :meth:`WorkerProcess.release`."""
+        read_fd, write_fd = os.pipe()
+        barrier = os.pipe()
+        command = self.worker_command(task, write_fd, loops, values, barrier=barrier[0])
+        return WorkerProcess(command, self.worker_env(), read_fd, write_fd, cwd=self.side.cwd, barrier=barrier)
+
+    def run_worker(
+        self,
+        task: int,
+        loops: int,
+        values: int,
+        what: str,
+        sample: int = 1,
+        *,
+        standby: Standby | None = None,
+        following: NextWorker | None = None,
+    ) -> WorkerOutput:
         """Take sample number *sample* of benchmark number *task*: run one
         worker and decode what it sent, or let the metric's sampler take it
-        (counts: :mod:`perf.measure.parent.counting`)."""
+        (counts: :mod:`perf.measure.parent.counting`).  With a *standby*:
+        the worker it started for this one, if any, and meanwhile start
+        the *following* one there."""
         sampler = metric_of(self.options).sampler
         if sampler is not None:
             import importlib
@@ -339,10 +477,12 @@ class WorkerLauncher:
                 self, task, loops, values, what=what, sample=sample
             )
             return output
-        read_fd, write_fd = os.pipe()
-        command = self.worker_command(task, write_fd, loops, values)
-        pipe = (read_fd, write_fd)
-        return run_worker(command, self.worker_env(), pipe, timeout=self.options.timeout, what=what, cwd=self.side.cwd)
+        standby = standby or Standby(enabled=False)
+        worker = standby.take((self, task, loops, values)) or self.spawn(task, loops, values)
+        worker.release()
+        if following is not None:
+            standby.start(following)
+        return _output(_finish([(worker, what)], self.options.timeout, True, beside=standby.worker)[0], what)
 
     def worker_env(self, rng: random.Random | None = None) -> dict[str, str]:
         """The filtered environment, with a fresh padding (drawn from *rng*,

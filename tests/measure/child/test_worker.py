@@ -277,7 +277,7 @@ def fake_measure(monkeypatch, samples):
     """Replace the sampling by *samples*; returns the plans it was given."""
     plans = []
 
-    def measure(time_function, plan, timer, on_sample=None):
+    def measure(time_function, plan, timer, on_sample=None, on_values=None):
         plans.append(plan)
         return samples
 

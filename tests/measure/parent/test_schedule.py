@@ -43,8 +43,11 @@ class FakeRecorder:
         #: the worker number (1-based) that raises *error*, as a failing worker does
         self.fails_at = fails_at
         self.error = error
+        #: the recorder the schedule named as the next one, worker by worker
+        self.followings = []
 
-    def run_worker(self, metadata=None):
+    def run_worker(self, metadata=None, standby=None, following=None):
+        self.followings.append(following)
         metadata = dict(metadata or {})
         if self.count + 1 == self.fails_at:
             raise self.error or WorkerError(f"worker {self.fails_at} of {self.name!r} failed")
@@ -203,9 +206,9 @@ class LoopRecorder(FakeRecorder):
         self.calibrated = calibrated
         self.used = []
 
-    def run_worker(self, metadata=None):
+    def run_worker(self, metadata=None, standby=None, following=None):
         self.used.append(self.loops)
-        output = super().run_worker(metadata)
+        output = super().run_worker(metadata, standby, following)
         self.loops = self.loops or self.calibrated
         return output
 
