@@ -180,8 +180,10 @@ MIN_TUKEY_VALUES = 4
 MIN_OUTLIER_PROCESSES = 4
 #: the share of a value the empty loop may take before perf says so (R10)
 LOOP_OVERHEAD_FRACTION = 0.10
-#: the half-width of the interval of the mean the precision check aims at
-PRECISION = 0.01
+#: the half-width of the interval of the mean the precision check aims at:
+#: precise enough, as the default stopping rule says (pyperf's sample_size
+#: rule, kept for its output, asks for twice that)
+PRECISION = intervals.PRECISE_ENOUGH
 
 
 def check_benchmark(benchmark: Benchmark, check_too_many_processes: bool = False) -> list[Check]:

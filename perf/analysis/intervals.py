@@ -43,10 +43,17 @@ __all__ = [
     "mean_interval",
     "processes_for_precision",
     "scaled_count",
+    "PRECISE_ENOUGH",
 ]
 
 #: the most processes processes_for_precision() ever answers
 MAX_PROCESSES = 100_000
+#: "precise enough": the 95 % interval of the mean of process means within
+#: +-1 % of it.  The one definition: the default stopping rule stops there
+#: (perf.measure.parent.stopping), and the checks that say a result lacks
+#: processes (sample_size, precision) judge by it, so that a run that
+#: stopped on precision never warns that it lacks samples
+PRECISE_ENOUGH = 0.01
 
 
 class Interval(NamedTuple):

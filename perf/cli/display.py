@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from perf.measure.child.metric import Metric
     from perf.measure.parent.saving import PartialSave
     from perf.measure.parent.schedule import Progress
+    from perf.measure.parent.stopping import StoppingRule
     from perf.platform.lock import Holder
 
 
@@ -159,15 +160,14 @@ def print_result(benchmark: Benchmark, args: Options, show_name: bool, checks: b
 
 
 def _check_lines(benchmark: Benchmark, args: Options) -> list[str]:
-    """The full warning block.  With --target-precision the stopping rule
-    chose the number of processes: pyperf's "Not enough samples" bullet
-    (which asks for a +-1 % result) would contradict it, and
-    print_precision_note() says when the target was not reached."""
+    """The full warning block; without pyperf's "Not enough samples"
+    bullet when the run stopped on precision (stops_on_precision():
+    print_precision_note() says how precise it got)."""
     from perf.analysis.checks import check_benchmark
     from perf.render.checks import format_warnings
 
     checks = check_benchmark(benchmark)
-    if getattr(args, "target_precision", None) is not None:
+    if stops_on_precision(args):
         checks = [check for check in checks if check.code != "sample_size"]
     if not checks:
         return []
@@ -179,9 +179,9 @@ def print_comparison(name: str | None, labels: Sequence[str], benchmarks: Sequen
     its interval and verdict (paired when the runs were interleaved), as
     ``compare_to`` prints it, and a line that says what the verdict means.
 
-    With --target-precision the run stopped on the rule's precision, so an
-    inconclusive verdict does not ask for the pairs a +-1 % interval would
-    need (print_precision_note() speaks when the target was not reached).
+    A run that stopped on precision gives no inconclusive verdict's advice
+    on the pairs a +-1 % interval would need (print_precision_note() says
+    how precise it got).
 
     The two sides are compared as every suite comparison, once
     (perf.analysis.finished.finish_comparison); sides it cannot compare (no
@@ -202,26 +202,42 @@ def print_comparison(name: str | None, labels: Sequence[str], benchmarks: Sequen
         print(f"{prefix}not compared: {skipped.reason}")
     for entry in finished.entries:
         print(prefix + format_mean_line((labels[0], labels[1]), entry, 0, meaning=False))
-        needed = getattr(args, "target_precision", None) is None
+        needed = not stops_on_precision(args)
         print(prefix + format_verdict(entry.comparisons[0], finished.margin, needed=needed))
 
 
-def print_precision_note(args: Options, precision: float, count: int) -> None:
-    """--target-precision: when the most processes (pairs with
-    --compare-to) were not enough, say how far the interval got and about
-    how many would reach the target: the advice is at the run's target,
-    the rule that stopped it, not at +-1 %.  Nothing when it was reached."""
+def stops_on_precision(args: Options) -> bool:
+    """The run has a stopping rule on precision (the default, or
+    --target-precision): it chose its processes, and says why it stopped
+    instead of pyperf's "Not enough samples" bullet (which asks for twice
+    the precision, and would contradict it)."""
+    return getattr(args, "target_precision", None) is not None or getattr(args, "precision_default", False)
+
+
+def print_precision_note(args: Options, rule: StoppingRule, precision: float, count: int) -> None:
+    """A run that stops on precision: why it stopped.  On precision: how
+    precise it got, after how many processes (pairs with --compare-to).
+    Otherwise: what stopped it, how far the interval got, and about how
+    many would reach the target."""
     from perf.analysis.intervals import MAX_PROCESSES, scaled_count
 
-    target = args.target_precision
-    if target is None or precision <= target:
+    if not stops_on_precision(args):
         return
     pairs = bool(getattr(args, "compare_to", None))
     unit = "interleaved pairs" if pairs else "processes"
-    text = (
-        f"Target precision not reached: +-{precision * 100:.1f}% after {count} {unit} "
-        f"(target +-{target * 100:g}%, --max-processes {args.max_processes})"
-    )
+    reached = f"+-{precision * 100:.1f}% after {count} {unit}"
+    target = rule.target
+    if precision <= target:
+        if not getattr(args, "quiet", False):
+            print(f"Stopped on precision: {reached} (target +-{target * 100:g}%)")
+        return
+    if count < rule.maximum:
+        limit = f"time limit, {rule.seconds:g} s of workers"
+    elif getattr(args, "precision_default", False):
+        limit = f"most {unit} of the default budget"
+    else:
+        limit = "--max-processes"
+    text = f"Target precision not reached: {reached} (target +-{target * 100:g}%, stopped by the {limit})"
     needed = scaled_count(count, precision, target, ratio=pairs)
     if needed is not None:
         about = f"more than {needed}" if needed >= MAX_PROCESSES else f"about {needed}"
@@ -232,8 +248,8 @@ def print_precision_note(args: Options, precision: float, count: int) -> None:
 def show_results(
     name: str | None, results: Sequence[Benchmark], options: RunOptions, labels: Sequence[str] | None
 ) -> None:
-    """The result (or, with two sides, the comparison), and with
-    --target-precision a note when the most processes were not enough."""
+    """The result (or, with two sides, the comparison), and with a
+    stopping rule (the default, or --target-precision) why it stopped."""
     from perf.measure.parent.stopping import stopping_rule
 
     rule = stopping_rule(options)
@@ -241,13 +257,13 @@ def show_results(
         print_result(results[0], options, name is not None, checks=not options.quiet)
         if rule is not None:
             means = results[0].get_process_means()
-            print_precision_note(options, rule.precision(means), len(means))
+            print_precision_note(options, rule, rule.precision(means), len(means))
         return
     assert labels is not None
     print_comparison(name, labels, results, options)
     if rule is not None:
         pairs = [benchmark.get_process_means() for benchmark in results]
-        print_precision_note(options, rule.paired_precision(*pairs), len(pairs[0]))
+        print_precision_note(options, rule, rule.paired_precision(*pairs), len(pairs[0]))
 
 
 class RunEvents(SessionEvents):

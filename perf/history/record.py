@@ -91,11 +91,13 @@ class RecordEvents(BuildEvents):
 
 def parse_args(args: Sequence[str] | None, python: str | None, revisions: int) -> MeasuredCommand:
     """ARGS after ``--`` as the runner parses them (the budget of each
-    revision: the runner's default unless given); UsageError for what a
-    recording cannot run."""
-    from perf.measure.values import GivenBudget
+    revision: the runner's default unless given; several revisions run in
+    rounds, with its processes fixed: they do not stop on precision);
+    UsageError for what a recording cannot run."""
+    from perf.measure.values import DEFAULT_BUDGET, GivenBudget
 
-    command = parse_command(args, python, defaults=GivenBudget())
+    defaults = GivenBudget() if revisions == 1 else GivenBudget(DEFAULT_BUDGET.processes)
+    command = parse_command(args, python, defaults=defaults)
     if revisions > 1 and command.plan.options.target_precision:
         raise UsageError(
             "--target-precision cannot be given after -- with several revisions: they are measured "

@@ -49,8 +49,7 @@ from perf.model.metadata import CLOCKS, DEFAULT_CLOCK
 
 _MEMORY = dict(group="memory", worker=MEASURING)
 
-#: processes, values and warmups
-BudgetChoice = Tuple[int, int, Union[int, str]]
+BudgetChoice = Tuple[int, int, Union[int, str]]  # processes, values and warmups
 
 
 class RunOptions(NamedTuple):
@@ -174,6 +173,8 @@ class RunOptions(NamedTuple):
     #: not a runner option: once checked, the processes, values and warmups
     #: of workers without a JIT and with one (None: the budget is final)
     budgets: Optional[Tuple[BudgetChoice, BudgetChoice]] = None
+    #: not a runner option: no processes were given: the run stops on precision
+    precision_default: bool = False
 
     @classmethod
     def parsed(cls, values: Mapping[str, Any]) -> "RunOptions":
@@ -271,15 +272,15 @@ def with_budget(options: RunOptions, defaults: GivenBudget, jit: bool) -> RunOpt
     """*options* completed with the budget of workers with or without a
     JIT (*jit*: this interpreter's; *defaults*: a bench script's
     ``Runner(...)`` budget), and the budgets of both kinds of workers (the
-    sides of a run pick theirs when it is planned)."""
+    sides of a run pick theirs when it is planned).  No processes given
+    anywhere: the run stops on precision (perf.measure.parent.stopping)."""
     if options.given_budget is None:
         return options  # its budget is final
     plain, with_jit = (budget_values(options, *defaults.budget_for(kind)) for kind in (False, True))
-    budgets = (
-        (plain["processes"], plain["values"], plain["warmups"]),
-        (with_jit["processes"], with_jit["values"], with_jit["warmups"]),
-    )
-    return options._replace(**(with_jit if jit else plain), budgets=budgets)
+    budgets = tuple((kind["processes"], kind["values"], kind["warmups"]) for kind in (plain, with_jit))
+    fixed = options.given_budget.processes or defaults.processes or options.target_precision
+    default = not (fixed or options.metric != "time" or jit or options.worker or options.debug_single_value)
+    return options._replace(**(with_jit if jit else plain), budgets=budgets, precision_default=default)  # type: ignore[arg-type]
 
 
 def check_options(

@@ -10,7 +10,7 @@ the runner's parser: the internal rows of the table (``--worker``,
 are the names it reads.  The one input a measuring worker gets is on its
 barrier: a byte when it may start, and one when it may take its values
 (the parent starts the next worker while this one warms up:
-:class:`perf.measure.parent.workers.Standby`).
+:class:`perf.measure.parent.launcher.Standby`).
 
 Worker to parent, on the pipe ``--pipe FD``, which the worker closes when
 it is done:

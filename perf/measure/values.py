@@ -35,6 +35,9 @@ DEFAULT_BUDGET = Budget(processes=24, values=2)
 #: --target-precision: the default bounds on the number of processes (pairs)
 MIN_PROCESSES = 10
 MAX_PROCESSES = 100
+#: a default run (no -p) stops on precision, between MIN_PROCESSES and its
+#: budget's processes, or once the workers of a benchmark took this long
+DEFAULT_SECONDS = 60.0
 #: JIT runtimes: fewer, longer processes (each one warms up first)
 JIT_BUDGET = Budget(processes=6, values=10)
 #: ``--metric``: what a value is

@@ -65,33 +65,64 @@ def test_target_precision_result_has_no_1_percent_advice(capsys):
     assert out.startswith("Mean +- std dev: ")
 
 
-def test_precision_note_when_reached_is_silent(capsys):
-    display.print_precision_note(namespace(target_precision=0.05, max_processes=60), 0.04, 12)
+def rule(target, maximum, seconds=None):
+    from perf.measure.parent.stopping import StoppingRule
+
+    return StoppingRule(target, min(10, maximum), maximum, seconds=seconds)
+
+
+def test_precision_note_when_reached_says_how_precise(capsys):
+    display.print_precision_note(namespace(target_precision=0.05, max_processes=60), rule(0.05, 60), 0.04, 12)
+    assert capsys.readouterr().out == "Stopped on precision: +-4.0% after 12 processes (target +-5%)\n"
+
+
+def test_precision_note_when_reached_is_quiet_with_quiet(capsys):
+    args = namespace(target_precision=0.05, max_processes=60, quiet=True)
+    display.print_precision_note(args, rule(0.05, 60), 0.04, 12)
     assert capsys.readouterr().out == ""
 
 
 def test_precision_note_counts_processes_at_the_target(capsys):
-    display.print_precision_note(namespace(target_precision=0.01, max_processes=60), 0.02, 60)
+    display.print_precision_note(namespace(target_precision=0.01, max_processes=60), rule(0.01, 60), 0.02, 60)
     assert capsys.readouterr().out == (
-        "Target precision not reached: +-2.0% after 60 processes (target +-1%, --max-processes 60); "
+        "Target precision not reached: +-2.0% after 60 processes (target +-1%, stopped by the --max-processes); "
         "about 240 processes would reach it\n"
     )
 
 
+def test_precision_note_of_a_default_run(capsys):
+    args = namespace(target_precision=None, precision_default=True)
+    display.print_precision_note(args, rule(0.01, 24, 60.0), 0.008, 11)
+    display.print_precision_note(args, rule(0.01, 24, 60.0), 0.05, 24)
+    display.print_precision_note(args, rule(0.01, 24, 60.0), 0.05, 14)
+    assert capsys.readouterr().out.splitlines() == [
+        "Stopped on precision: +-0.8% after 11 processes (target +-1%)",
+        "Target precision not reached: +-5.0% after 24 processes (target +-1%, stopped by the most processes "
+        "of the default budget); about 600 processes would reach it",
+        "Target precision not reached: +-5.0% after 14 processes (target +-1%, stopped by the time limit, "
+        "60 s of workers); about 350 processes would reach it",
+    ]
+
+
+def test_precision_note_of_a_fixed_budget_is_silent(capsys):
+    display.print_precision_note(namespace(target_precision=None), rule(0.001, 2), 0.0, 2)  # counts
+    assert capsys.readouterr().out == ""
+
+
 def test_precision_note_counts_pairs_with_compare_to(capsys):
     args = namespace(target_precision=0.05, max_processes=30, compare_to="/usr/bin/python3.11")
-    display.print_precision_note(args, 0.1, 30)
+    display.print_precision_note(args, rule(0.05, 30), 0.1, 30)
     assert capsys.readouterr().out == (
-        "Target precision not reached: +-10.0% after 30 interleaved pairs (target +-5%, --max-processes 30); "
-        "about 115 pairs would reach it\n"
+        "Target precision not reached: +-10.0% after 30 interleaved pairs (target +-5%, stopped by the "
+        "--max-processes); about 115 pairs would reach it\n"
     )
 
 
 def test_precision_note_caps_its_advice(capsys):
-    display.print_precision_note(namespace(target_precision=1e-6, max_processes=5), 0.01, 5)
+    display.print_precision_note(namespace(target_precision=1e-6, max_processes=5), rule(1e-6, 5), 0.01, 5)
     assert capsys.readouterr().out == (
-        "Target precision not reached: +-1.0% after 5 processes (target +-0.0001%, --max-processes 5); "
-        "more than 100000 processes would reach it\n"
+        "Target precision not reached: +-1.0% after 5 processes (target +-0.0001%, stopped by the "
+        "--max-processes); more than 100000 processes would reach it\n"
     )
 
 

@@ -22,7 +22,7 @@ def make_parser():
 
 
 def test_every_field_but_the_budgets_is_an_option():
-    assert [*OPTIONS_BY_NAME, "given_budget", "budgets"] == list(RunOptions._fields)
+    assert [*OPTIONS_BY_NAME, "given_budget", "budgets", "precision_default"] == list(RunOptions._fields)
 
 
 @pytest.mark.parametrize("option", RUNNER_OPTIONS, ids=lambda option: option.name)

@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # a worker does not pay for a Protocol class at start-up
         counted: ClassVar[bool]
         #: how the parent takes one sample (``module:function``, called as
         #: ``sampler(launcher, task, loops, values, what=, sample=)``); None:
-        #: one worker, :meth:`perf.measure.parent.workers.WorkerLauncher.run_worker`
+        #: one worker, :meth:`perf.measure.parent.launcher.WorkerLauncher.run_worker`
         sampler: ClassVar[str | None]
 
         def measure(self, time_function: TimeFunction, task: Task) -> TimeFunction:

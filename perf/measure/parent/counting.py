@@ -41,7 +41,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Sequence
 
 from perf.errors import WorkerError
 from perf.measure.cachegrind import OUTPUT_VARIABLE, installed_source, per_loop, read_totals
-from perf.measure.parent.workers import Finished, WorkerLauncher, WorkerOutput, run_commands
+from perf.measure.parent.launcher import WorkerLauncher
+from perf.measure.parent.workers import Finished, WorkerOutput, run_commands
 from perf.measure.protocol import decode_benchmark
 from perf.measure.values import CALIBRATION_DIVISOR
 from perf.model.benchmark import Benchmark

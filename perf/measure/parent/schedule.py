@@ -24,7 +24,8 @@ from perf.errors import WorkerError
 from perf.measure.child.metric import metric_of
 from perf.measure.parent.allocation import PILOT_PROCESSES
 from perf.measure.parent.allocation import pilot_values as choose_values
-from perf.measure.parent.workers import NextWorker, Standby, WorkerLauncher, WorkerOutput
+from perf.measure.parent.launcher import NextWorker, Standby, WorkerLauncher
+from perf.measure.parent.workers import WorkerOutput
 from perf.model.benchmark import Benchmark
 
 if TYPE_CHECKING:
@@ -201,7 +202,8 @@ class ScheduledBenchmark:
         elif rule is not None and len(self.recorders) <= 2:
             means = [recorder.result().get_process_means() for recorder in self.recorders]
             precision = rule.precision(means[0]) if len(means) == 1 else rule.paired_precision(*means)
-            self.finished = rule.done(self.count, precision)
+            elapsed = sum(sum(recorder.elapsed) for recorder in self.recorders)
+            self.finished = rule.done(self.count, precision, elapsed)
 
     def results(self) -> list[Benchmark]:
         return [recorder.result() for recorder in self.recorders]

@@ -32,8 +32,8 @@ from perf.measure.parent.stopping import stopping_rule
 from perf.measure.plan import RunPlan
 
 if TYPE_CHECKING:
+    from perf.measure.parent.launcher import WorkerLauncher
     from perf.measure.parent.schedule import Progress, ScheduledBenchmark
-    from perf.measure.parent.workers import WorkerLauncher
     from perf.model.benchmark import Benchmark
     from perf.platform.lock import CpuLock, Holder
 
@@ -100,9 +100,9 @@ class Session:
         self.stopped: PartialSave | None = None
 
     def launchers(self) -> list[WorkerLauncher]:
-        """The :class:`~perf.measure.parent.workers.WorkerLauncher` of each side."""
+        """The :class:`~perf.measure.parent.launcher.WorkerLauncher` of each side."""
         if self._launchers is None:
-            from perf.measure.parent.workers import WorkerLauncher
+            from perf.measure.parent.launcher import WorkerLauncher
 
             extend_command, environ = self._launch
             self._launchers = [WorkerLauncher(side, extend_command, environ=environ) for side in self.plan.sides]

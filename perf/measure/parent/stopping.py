@@ -21,8 +21,8 @@ import math
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from perf.analysis.compare import compare_paired_process_means
-from perf.analysis.intervals import mean_interval
-from perf.measure.values import COUNT_MIN_PROCESSES, COUNT_PRECISION
+from perf.analysis.intervals import PRECISE_ENOUGH, mean_interval
+from perf.measure.values import COUNT_MIN_PROCESSES, COUNT_PRECISION, DEFAULT_SECONDS, MIN_PROCESSES
 
 if TYPE_CHECKING:
     from perf.measure.options import RunOptions
@@ -30,12 +30,14 @@ if TYPE_CHECKING:
 
 class StoppingRule(NamedTuple):
     """Stop between *minimum* and *maximum* processes, as soon as the
-    interval is within +-*target* (a fraction: 0.01 for 1 %)."""
+    interval is within +-*target* (a fraction: 0.01 for 1 %), or once the
+    workers of a benchmark took *seconds* (None: no limit)."""
 
     target: float
     minimum: int
     maximum: int
     confidence: float = 0.95
+    seconds: float | None = None
 
     def precision(self, means: Sequence[float]) -> float:
         """Half-width of the interval of the mean of *means*, relative to
@@ -53,18 +55,27 @@ class StoppingRule(NamedTuple):
         comparison = compare_paired_process_means(reference, changed, confidence=self.confidence)
         return max(comparison.high / comparison.ratio, comparison.ratio / comparison.low) - 1
 
-    def done(self, count: int, precision: float) -> bool:
-        """True when *count* processes (pairs) with *precision* are enough."""
+    def done(self, count: int, precision: float, elapsed: float = 0.0) -> bool:
+        """True when *count* processes (pairs) with *precision*, whose
+        workers took *elapsed* seconds, are enough."""
         if count >= self.maximum:
             return True
-        return count >= self.minimum and precision <= self.target
+        out_of_time = self.seconds is not None and elapsed >= self.seconds
+        return count >= self.minimum and (precision <= self.target or out_of_time)
 
 
 def stopping_rule(options: RunOptions) -> StoppingRule | None:
-    """The StoppingRule of --target-precision, or None.  Counts
+    """The StoppingRule of --target-precision, or None.  A default run
+    (no -p, time) has the target :data:`~perf.analysis.intervals.PRECISE_ENOUGH`
+    between :data:`~perf.measure.values.MIN_PROCESSES` and its budget's
+    processes, and stops after :data:`~perf.measure.values.DEFAULT_SECONDS`
+    of workers (:func:`perf.measure.options.with_budget`).  Counts
     (``--metric instructions``) without -p stop on :data:`COUNT_PRECISION`
     after at least 2 samples: counts of deterministic code are equal, and
     need no more."""
+    if options.precision_default:
+        minimum = min(MIN_PROCESSES, options.processes)
+        return StoppingRule(PRECISE_ENOUGH, minimum, options.processes, seconds=DEFAULT_SECONDS)
     if options.target_precision is None:
         if options.metric != "time" and (options.given_budget is None or options.given_budget.processes is None):
             return StoppingRule(COUNT_PRECISION, min(COUNT_MIN_PROCESSES, options.processes), options.processes)

@@ -45,6 +45,8 @@ class FakeRecorder:
         self.error = error
         #: the recorder the schedule named as the next one, worker by worker
         self.followings = []
+        #: the wall time of each worker
+        self.elapsed = []
 
     def run_worker(self, metadata=None, standby=None, following=None):
         self.followings.append(following)
@@ -53,6 +55,7 @@ class FakeRecorder:
             raise self.error or WorkerError(f"worker {self.fails_at} of {self.name!r} failed")
         value = self.values[self.count % len(self.values)]
         self.count += 1
+        self.elapsed.append(0.5)
         self.log.append((self.name, self.side, metadata))
         run = Run([value], metadata={"name": self.name, "loops": 1, **metadata}, collect_metadata=False)
         sent = Benchmark([run])
@@ -357,3 +360,36 @@ def test_a_stopped_pair_keeps_only_the_pairs_both_sides_finished():
     assert [recorder.count for recorder in unit.recorders] == [3 if side != second else 2 for side in (0, 1)]
     for kept in unit.measured():
         assert [run.get_metadata()[PAIR_KEY] for run in kept.get_runs()] == [1, 2]
+
+
+# -- the next worker, started ahead of its turn -----------------------------------------------
+
+
+def test_one_benchmark_names_itself_as_next_until_its_last_worker():
+    log = []
+    [unit] = single_units(["a"], log, 3)
+    run_schedule([unit], 7)
+    recorder = unit.recorders[0]
+    assert recorder.followings == [recorder, recorder, None]
+
+
+def test_a_suite_names_the_next_benchmark_of_the_round_and_none_after_the_last():
+    log = []
+    units = single_units(["a", "b", "c"], log, 2)
+    run_schedule(units, 7, shuffle=True)
+    by_name = {unit.name: unit.recorders[0] for unit in units}
+    for round_names in rounds_of(log):
+        for index, name in enumerate(round_names):
+            following = by_name[name].followings.pop(0)
+            expected = by_name[round_names[index + 1]] if index + 1 < len(round_names) else None
+            assert following is expected
+
+
+def test_a_pair_names_its_other_side_then_the_first_side_of_the_next_pair():
+    log = []
+    recorders = [FakeRecorder("a", log, side) for side in (0, 1)]
+    unit = ScheduledBenchmark(recorders, 4, 5)
+    run_schedule([unit], 5)
+    order = [side for _, side, _ in log]
+    followings = [recorders[side].followings.pop(0) for side in order]
+    assert followings == [*(recorders[side] for side in order[1:]), None]

@@ -79,3 +79,59 @@ def test_a_a_false_positive_rate_under_the_stopping_rule():
                 break
         decided += compare_paired_process_means(reference, changed, margin=0.0).different
     assert decided / trials <= 0.08
+
+
+def test_the_time_limit_stops_an_imprecise_run_after_the_minimum():
+    rule = StoppingRule(0.01, 10, 24, seconds=60.0)
+    assert not rule.done(9, 0.05, elapsed=100.0)  # never before the minimum
+    assert rule.done(10, 0.05, elapsed=60.0)
+    assert not rule.done(10, 0.05, elapsed=59.0)
+    assert not StoppingRule(0.01, 10, 24).done(10, 0.05, elapsed=1e9)  # no limit
+
+
+def default_options(*argv, defaults=(), jit=False):
+    """The checked options of a command line *argv*, as a bench script's
+    Runner(*defaults*) has them (its processes, values...)."""
+    from perf.cli.main import ArgumentParser
+    from perf.measure.arguments import add_runner_arguments
+    from perf.measure.options import RunOptions, check_options
+    from perf.measure.values import DEFAULT_BUDGET, GivenBudget
+
+    parser = ArgumentParser(prog="bench")
+    add_runner_arguments(parser, DEFAULT_BUDGET, 1, 0, 0.1)
+    values = vars(parser.parse_args(list(argv)))
+    return check_options(RunOptions.parsed(values), "script", GivenBudget(*defaults), jit=jit)
+
+
+def test_a_default_run_stops_on_precise_enough_within_its_budget():
+    from perf.analysis.intervals import PRECISE_ENOUGH
+    from perf.measure.parent.stopping import stopping_rule
+    from perf.measure.values import DEFAULT_SECONDS
+
+    rule = stopping_rule(default_options())
+    assert rule == StoppingRule(PRECISE_ENOUGH, 10, 24, seconds=DEFAULT_SECONDS)
+    assert stopping_rule(default_options("--rigorous")).maximum == 48
+    assert stopping_rule(default_options("--fast")) == StoppingRule(PRECISE_ENOUGH, 10, 12, seconds=DEFAULT_SECONDS)
+
+
+@pytest.mark.parametrize(
+    ("argv", "keywords"),
+    [
+        (("-p", "24"), {}),  # the user's processes
+        ((), {"defaults": (20,)}),  # a script's Runner(processes=20)
+        ((), {"jit": True}),  # a JIT's budget: few long processes
+        (("--debug-single-value",), {}),
+    ],
+)
+def test_a_fixed_budget_has_no_default_rule(argv, keywords):
+    from perf.measure.parent.stopping import stopping_rule
+
+    options = default_options(*argv, **keywords)
+    assert stopping_rule(options) is None
+    assert not options.precision_default
+
+
+def test_target_precision_given_has_no_time_limit():
+    from perf.measure.parent.stopping import stopping_rule
+
+    assert stopping_rule(default_options("--target-precision", "2%")) == StoppingRule(0.02, 10, 100)

@@ -16,8 +16,9 @@ from perf.errors import WorkerError, WorkerTimeoutError
 from perf.measure.environment import PADDING_VARIABLE, perf_source_folder
 from perf.measure.hooks import PERF_RECORD_ENVIRON
 from perf.measure.parent import workers as manager
+from perf.measure.parent.launcher import Standby, WorkerLauncher
 from perf.measure.parent.sides import Side
-from perf.measure.parent.workers import WorkerLauncher, WorkerOutput, run_worker
+from perf.measure.parent.workers import WorkerOutput, run_worker
 from perf.measure.parent.workers import describe_exit as _describe_exit
 from perf.measure.protocol import decode_benchmark as _decode
 from perf.measure.protocol import stderr_tail as _tail
@@ -585,3 +586,121 @@ def test_a_merged_worker_ends_when_it_exits_even_if_a_child_holds_its_output(tmp
     os.kill(int(finished.data), signal.SIGKILL)
     assert finished.status == 0
     assert time.monotonic() - started < 10
+
+
+# -- workers started ahead of their turn: the barrier -------------------------------------
+
+#: a worker that follows the barrier protocol (perf.measure.protocol.wait_at_barrier):
+#: argv: pipe, barrier, stamp file, seconds of start-up; it writes when it got
+#: where into the stamp file (time.monotonic() is one clock for every process)
+BARRIER_WORKER = """
+import os, sys, time
+pipe, barrier, stamps, startup = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
+def stamp(what):
+    with open(stamps, "a") as file:
+        file.write(f"{what} {time.monotonic()}\\n")
+time.sleep(startup)
+stamp("ready")
+os.write(pipe, b"\\x02")
+if not os.read(barrier, 1):
+    stamp("cancelled")
+    sys.exit(0)
+os.write(pipe, b"\\x03")
+if not os.read(barrier, 1):
+    sys.exit(0)
+stamp("values")
+os.write(pipe, sys.argv[5].encode())
+"""
+
+
+def barrier_worker(tmp_path, name, startup=0.0):
+    read_fd, write_fd = os.pipe()
+    barrier = os.pipe()
+    stamps = tmp_path / name
+    command = python_worker(BARRIER_WORKER, write_fd, barrier[0], stamps, startup, dumps(make_benchmark()))
+    return manager.WorkerProcess(command, clean_env(), read_fd, write_fd, barrier=barrier), stamps
+
+
+def stamps_of(path):
+    return {what: float(when) for what, when in (line.split() for line in path.read_text().splitlines())}
+
+
+def test_a_worker_takes_its_values_only_once_the_next_one_is_ready(tmp_path):
+    current, current_stamps = barrier_worker(tmp_path, "current")
+    current.release()
+    ahead, ahead_stamps = barrier_worker(tmp_path, "ahead", startup=0.5)  # a slow start-up
+    finished = manager.finish_workers([(current, "current")], 10.0, True, beside=ahead)[0]
+    assert _decode(finished.data, "current", b"").get_name() == "bench"  # the markers are not part of the result
+    assert ahead.ready
+    assert stamps_of(current_stamps)["values"] >= stamps_of(ahead_stamps)["ready"]
+    ahead.kill()
+    ahead.close()
+    assert ahead.process.returncode is not None
+    assert "values" not in stamps_of(ahead_stamps)  # stopped at its barrier: it measured nothing
+
+
+def test_a_worker_alone_does_not_wait(tmp_path):
+    current, stamps = barrier_worker(tmp_path, "current")
+    current.release()
+    start = time.monotonic()
+    manager.finish_workers([(current, "current")], 10.0, True)
+    assert stamps_of(stamps)["values"] - start < 5.0
+    assert current.barrier is None
+
+
+def test_a_next_worker_that_dies_does_not_hold_the_current_one(tmp_path):
+    current, _ = barrier_worker(tmp_path, "current")
+    current.release()
+    read_fd, write_fd = os.pipe()
+    dead = manager.WorkerProcess(python_worker("import sys; sys.exit(3)", write_fd), clean_env(), read_fd, write_fd)
+    finished = manager.finish_workers([(current, "current")], 10.0, True, beside=dead)[0]
+    assert finished.status == 0
+    assert not dead.ready
+    dead.kill()
+    dead.close()
+
+
+class FakeLauncher:
+    """Spawns barrier workers, as WorkerLauncher.spawn() does."""
+
+    def __init__(self, tmp_path):
+        self.tmp_path = tmp_path
+        self.spawned = []
+
+    def spawn(self, task, loops, values):
+        worker, _ = barrier_worker(self.tmp_path, f"worker{len(self.spawned)}")
+        self.spawned.append(worker)
+        return worker
+
+
+def test_standby_gives_the_worker_it_started_only_for_the_same_key(tmp_path):
+    launcher = FakeLauncher(tmp_path)
+    standby = Standby(enabled=True)
+    standby.start((launcher, 0, 100, 2))
+    standby.start((launcher, 0, 100, 2))  # already started
+    assert len(launcher.spawned) == 1
+    assert standby.take((launcher, 0, 100, 3)) is None  # other values per process: stopped
+    assert launcher.spawned[0].process.poll() is not None
+    standby.start((launcher, 1, 100, 2))
+    taken = standby.take((launcher, 1, 100, 2))
+    assert taken is launcher.spawned[1]
+    assert standby.worker is None
+    taken.kill()
+    taken.close()
+
+
+def test_standby_cancel_stops_the_waiting_worker(tmp_path):
+    launcher = FakeLauncher(tmp_path)
+    standby = Standby(enabled=True)
+    standby.start((launcher, 0, 100, 2))
+    standby.cancel()
+    assert launcher.spawned[0].process.poll() is not None
+    assert standby.worker is None
+
+
+def test_standby_disabled_by_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("PERF_NO_STANDBY", "1")
+    launcher = FakeLauncher(tmp_path)
+    standby = Standby()
+    standby.start((launcher, 0, 100, 2))
+    assert launcher.spawned == [] and standby.worker is None
