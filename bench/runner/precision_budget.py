@@ -115,18 +115,27 @@ def measure(command: list[str], output: str, env: dict[str, str]) -> dict[str, f
 def main() -> None:
     parser = Parser(__doc__)
     parser.add_argument("--pyperf-python", required=True, help="a Python with pyperf installed")
-    parser.add_argument("--perf", action="append", default=[], metavar="LABEL=TREE", help="a perf source tree")
+    parser.add_argument(
+        "--perf",
+        action="append",
+        default=[],
+        metavar="LABEL=TREE[:OPTIONS]",
+        help="a perf source tree, and runner options for it (quoted, after a colon)",
+    )
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--only", action="append", default=[], metavar="CASE")
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "perf-bench-pyperformance"))
     args = parser.parse_args()
-    trees = dict(item.partition("=")[::2] for item in args.perf) or {"perf": ROOT}
+    given = dict(item.partition("=")[::2] for item in args.perf) or {"perf": ROOT}
+    trees = {label: spec.partition(":")[0] for label, spec in given.items()}
+    extra = {label: spec.partition(":")[2].split() for label, spec in given.items()}
+    extra["pyperf"] = []
     python = args.pyperf_python
     tools = [*trees, "pyperf"]
     # bytecode written and kept, as an installed perf and pyperf have it
     envs = {label: perf_env(tree=tree, lock="own", bytecode=True) for label, tree in trees.items()}
     envs["pyperf"] = perf_env(tree=None, lock="own", bytecode=True)
-    for tree in trees.values():
+    for tree in set(trees.values()):
         subprocess.run([python, "-m", "compileall", "-q", os.path.join(tree, "perf")], check=True)
     with tempfile.TemporaryDirectory() as tmp:
         scripts = pyperformance_scripts(args.cache, tmp)
@@ -134,8 +143,8 @@ def main() -> None:
         def command(case: str, tool: str) -> list[str]:
             module = "pyperf" if tool == "pyperf" else "perf"
             if case in ZOO:
-                return [python, "-m", module, "timeit", *ZOO[case]]
-            return [python, scripts[f"{module}:{case}"]]
+                return [python, "-m", module, "timeit", *extra[tool], *ZOO[case]]
+            return [python, scripts[f"{module}:{case}"], *extra[tool]]
 
         cases = [case for case in (*ZOO, *PYPERFORMANCE_BENCHMARKS) if not args.only or case in args.only]
         results: dict[tuple[str, str, int], dict[str, float]] = {}
