@@ -67,7 +67,11 @@ class Standby:
             return
         self.cancel()
         launcher, task, loops, values = following
-        self.worker = launcher.spawn(task, loops, values)
+        try:
+            self.worker = launcher.spawn(task, loops, values)
+        except WorkerError:
+            self.enabled = False  # it fails again in its turn, and says why then
+            return
         self.key = following
 
     def take(self, key: NextWorker) -> WorkerProcess | None:

@@ -134,14 +134,23 @@ class WorkerProcess:
 
     def release(self) -> None:
         """Let a worker waiting at its barrier start (its timeout counts from now)."""
-        if self.barrier is not None:
-            os.write(self.barrier, b"g")
+        self._signal(close=False)
         self.started = time.monotonic()
 
     def _let_measure(self) -> None:
         """Let it take its values (it waits for this once warm)."""
-        if self.barrier is not None:
+        self._signal(close=True)
+
+    def _signal(self, close: bool) -> None:
+        """One byte on the barrier (a worker that died meanwhile is reported
+        by its exit status, not here)."""
+        if self.barrier is None:
+            return
+        try:
             os.write(self.barrier, b"g")
+        except BrokenPipeError:
+            close = True
+        if close:
             os.close(self.barrier)
             self.barrier = None
 
@@ -228,6 +237,9 @@ class WorkerProcess:
     def close(self) -> None:
         os.close(self.read_fd)
         self.output.close()
+        if self.barrier is not None:
+            os.close(self.barrier)
+            self.barrier = None
 
 
 def run_command(

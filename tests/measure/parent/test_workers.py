@@ -704,3 +704,37 @@ def test_standby_disabled_by_the_environment(tmp_path, monkeypatch):
     standby = Standby()
     standby.start((launcher, 0, 100, 2))
     assert launcher.spawned == [] and standby.worker is None
+
+
+def test_standby_that_cannot_start_a_worker_lets_it_fail_in_its_turn():
+    class Failing:
+        def spawn(self, task, loops, values):
+            raise WorkerError("cannot start a worker (python): No such file or directory")
+
+    standby = Standby(enabled=True)
+    standby.start((Failing(), 0, 100, 2))
+    assert standby.worker is None and not standby.enabled
+
+
+def test_a_worker_that_fails_before_its_values_leaves_no_barrier_open(tmp_path):
+    read_fd, write_fd = os.pipe()
+    barrier = os.pipe()
+    command = python_worker("import sys; sys.exit(1)", write_fd)
+    worker = manager.WorkerProcess(command, clean_env(), read_fd, write_fd, barrier=barrier)
+    parent_end = worker.barrier
+    worker.release()
+    with pytest.raises(WorkerError, match="failed with exit code 1"):
+        manager.finish_workers([(worker, "worker 1/1 of 'bench'")], 10.0, True)
+    assert worker.barrier is None
+    assert_closed(parent_end, read_fd)
+
+
+def test_a_worker_that_died_at_its_barrier_is_reported_by_its_exit(tmp_path):
+    read_fd, write_fd = os.pipe()
+    barrier = os.pipe()
+    command = python_worker("import sys; print('ImportError: no module named x', file=sys.stderr); sys.exit(1)", write_fd)
+    worker = manager.WorkerProcess(command, clean_env(), read_fd, write_fd, barrier=barrier)
+    worker.process.wait()  # died before its turn: its barrier has no reader
+    worker.release()
+    with pytest.raises(WorkerError, match="ImportError: no module named x"):
+        manager.finish_workers([(worker, "worker 3/24 of 'bench'")], 10.0, True)
