@@ -13,7 +13,7 @@ its median and quartiles, and a bootstrap interval of the median.
 
 Usage::
 
-    python bench/runner/startup_disturbance.py [--triples 300] [--python PYTHON]
+    python bench/runner/startup_overlap.py [--triples 300] [--python PYTHON]
 """
 
 from __future__ import annotations
