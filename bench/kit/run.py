@@ -236,6 +236,19 @@ def timed(argv: list[str], env: dict[str, str]) -> Usage:
     return Usage(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024)  # kilobytes on Linux
 
 
+def recorded(command: Sequence[str], output: str, env: dict[str, str]) -> tuple[float, Any]:
+    """Run a perf command with ``-q -o OUTPUT`` (its output to /dev/null):
+    its wall time and the benchmark it wrote (the file is removed)."""
+    from perf.storage.files import load_benchmark
+
+    start = time.perf_counter()
+    subprocess.run([*command, "-q", "-o", output], check=True, env=env, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    benchmark = load_benchmark(output)
+    os.unlink(output)
+    return wall, benchmark
+
+
 def uptime() -> str:
     try:
         return stdout_of(["uptime"]).strip()

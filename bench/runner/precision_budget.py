@@ -39,19 +39,17 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit import ROOT
 from kit.results import Parser, print_table
-from kit.run import perf_env
+from kit.run import perf_env, recorded
 from kit.stats import raw_time
 from kit.tools import alternate
 
 from perf.analysis.intervals import mean_interval
-from perf.storage.files import load_benchmark
 
 PYPERFORMANCE = "pyperformance==1.11.0"
 PYPERFORMANCE_BENCHMARKS = ("nbody", "richards", "float")
@@ -94,11 +92,7 @@ def pyperformance_scripts(cache: str, folder: str) -> dict[str, str]:
 
 
 def measure(command: list[str], output: str, env: dict[str, str]) -> dict[str, float]:
-    start = time.perf_counter()
-    subprocess.run([*command, "-q", "-o", output], check=True, env=env, stdout=subprocess.DEVNULL)
-    wall = time.perf_counter() - start
-    benchmark = load_benchmark(output)
-    os.unlink(output)
+    wall, benchmark = recorded(command, output, env)
     means = benchmark.get_process_means()
     interval = mean_interval(means, 0.95)
     half = (interval.high - interval.estimate) / interval.estimate
@@ -184,8 +178,8 @@ def main() -> None:
         for case in cases:
             for r in range(args.rounds):
                 ours, theirs = results[(case, tool, r)], results[(case, "pyperf", r)]
-                for key in ratios:
-                    ratios[key].append(ours[key] / theirs[key])
+                for key, values in ratios.items():
+                    values.append(ours[key] / theirs[key])
         summary = []
         for key, values in ratios.items():
             quartiles = statistics.quantiles(values, n=4, method="inclusive")
@@ -195,8 +189,9 @@ def main() -> None:
             )
         print(f"{tool} / pyperf over {len(ratios['score'])} runs: " + "; ".join(summary))
         if "sorted" in cases:
-            walls = [results[("sorted", tool, r)]["wall"] / results[("sorted", "pyperf", r)]["wall"] for r in range(args.rounds)]
-            halves = [results[("sorted", tool, r)]["half"] / results[("sorted", "pyperf", r)]["half"] for r in range(args.rounds)]
+            rounds = range(args.rounds)
+            walls = [results[("sorted", tool, r)]["wall"] / results[("sorted", "pyperf", r)]["wall"] for r in rounds]
+            halves = [results[("sorted", tool, r)]["half"] / results[("sorted", "pyperf", r)]["half"] for r in rounds]
             print(
                 f"  timeit sorted(range(1000)): wall {', '.join(f'{w:.2f}' for w in walls)} of pyperf's, "
                 f"half-width {', '.join(f'{h:.2f}' for h in halves)} of pyperf's"

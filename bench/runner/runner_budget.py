@@ -25,19 +25,15 @@ from __future__ import annotations
 import math
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/, for kit
 
 from kit.results import Parser
-from kit.run import perf_env
+from kit.run import perf_env, recorded
 from kit.stats import raw_time
 from kit.tools import alternate, has_module
-
-from perf.storage.files import load_benchmark
 
 SCRIPT = """
 import {tool} as pyperf
@@ -53,11 +49,7 @@ STATEMENT = "sorted(range(1000))"
 
 
 def measure(command: list[str], output: str, env: dict[str, str]) -> dict[str, float]:
-    start = time.perf_counter()
-    subprocess.run([*command, "-q", "-o", output], check=True, env=env, stdout=subprocess.DEVNULL)
-    wall = time.perf_counter() - start
-    benchmark = load_benchmark(output)
-    os.unlink(output)
+    wall, benchmark = recorded(command, output, env)
     runs = benchmark.get_runs()
     workers = len({run.get_metadata().get("date") for run in runs})
     means = [statistics.fmean(run.values) for run in runs if run.values]

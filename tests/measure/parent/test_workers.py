@@ -732,7 +732,9 @@ def test_a_worker_that_fails_before_its_values_leaves_no_barrier_open(tmp_path):
 def test_a_worker_that_died_at_its_barrier_is_reported_by_its_exit(tmp_path):
     read_fd, write_fd = os.pipe()
     barrier = os.pipe()
-    command = python_worker("import sys; print('ImportError: no module named x', file=sys.stderr); sys.exit(1)", write_fd)
+    command = python_worker(
+        "import sys; print('ImportError: no module named x', file=sys.stderr); sys.exit(1)", write_fd
+    )
     worker = manager.WorkerProcess(command, clean_env(), read_fd, write_fd, barrier=barrier)
     worker.process.wait()  # died before its turn: its barrier has no reader
     worker.release()
