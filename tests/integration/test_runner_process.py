@@ -710,7 +710,46 @@ def test_target_precision_stops_between_its_bounds(tmp_path):
     assert tight.returncode == 0, tight.stderr
     assert len(load_benchmark(str(tmp_path / "tight.json")).get_process_means()) == 5
     assert "Target precision not reached: +-" in tight.stdout
-    assert "after 5 processes (target +-0.0001%, --max-processes 5)" in tight.stdout
+    assert "after 5 processes (target +-0.0001%, stopped by the --max-processes)" in tight.stdout
+
+
+def test_a_default_run_stops_between_10_processes_and_its_budget_and_says_why(tmp_path):
+    # -n and --min-time keep it short; the processes are left to the rule
+    output = tmp_path / "default.json"
+    result = perf("timeit", "-n", "2", "--min-time", "0.002", "-o", str(output), "pass")
+    assert result.returncode == 0, result.stderr
+    processes = len(load_benchmark(str(output)).get_process_means())
+    assert 10 <= processes <= 24
+    last = result.stdout.splitlines()[-1]
+    if processes < 24:
+        assert last.startswith("Stopped on precision: +-") and last.endswith(
+            f"after {processes} processes (target +-1%)"
+        )
+    else:
+        assert last.startswith("Target precision not reached") or last.startswith("Stopped on precision")
+    assert "Not enough samples" not in result.stdout  # the line above is the runner's one judgement
+
+
+def test_the_next_worker_starts_ahead_and_every_worker_reports(tmp_path):
+    # a script whose import takes longer than a warmup: the current worker
+    # waits for the next one, and the run is complete either way
+    path = script(
+        tmp_path,
+        """
+        import time
+        time.sleep(0.2)
+        import perf
+        perf.Runner().bench_func("slow_import", sum, range(100))
+        """,
+    )
+    for extra in ({}, {"PERF_NO_STANDBY": "1"}):
+        output = tmp_path / f"out{len(extra)}.json"
+        command = [sys.executable, str(path), "-p", "4", "-n", "2", "--min-time", "0.005", "-o", str(output)]
+        result = subprocess.run(
+            command, cwd=tmp_path, env={**environ(), **extra}, capture_output=True, text=True, timeout=120, check=False
+        )
+        assert result.returncode == 0, result.stderr
+        assert len(load_benchmark(str(output)).get_process_means()) == 4
 
 
 def test_adaptive_values_after_the_pilot(tmp_path):
