@@ -244,9 +244,9 @@ def given_options(keywords: Mapping[str, Any]) -> Dict[str, Any]:
 # -- checks of the options that go together -----------------------------------------------
 
 
-def budget_values(options: RunOptions, budget: Budget, warmups: Union[int, str]) -> Dict[str, Any]:
+def budget_values(options: RunOptions, given: GivenBudget, budget: Budget, warmups: Union[int, str]) -> Dict[str, Any]:
     """Processes, values, warmups (and loops with --debug-single-value)
-    from the presets; what *options* was given (its ``given_budget``) wins."""
+    from the presets; what was *given* wins."""
     processes, values = budget
     if options.metric != "time":
         (processes, values), warmups = COUNT_BUDGET, 0
@@ -261,10 +261,7 @@ def budget_values(options: RunOptions, budget: Budget, warmups: Union[int, str])
     if options.target_precision is not None and options.max_processes is not None:
         processes = options.max_processes  # the most a run may take: the stopping rule decides
     completed.update(processes=processes, values=values, warmups=warmups)
-    given = options.given_budget or GivenBudget()
-    for name in ("processes", "values", "warmups"):
-        if getattr(given, name) is not None:
-            completed[name] = getattr(given, name)
+    completed.update((name, value) for name, value in given._asdict().items() if value is not None)
     return completed
 
 
@@ -274,13 +271,17 @@ def with_budget(options: RunOptions, defaults: GivenBudget, jit: bool) -> RunOpt
     ``Runner(...)`` budget), and the budgets of both kinds of workers (the
     sides of a run pick theirs when it is planned).  No processes given
     anywhere: the run stops on precision (perf.measure.parent.stopping)."""
-    if options.given_budget is None:
+    given = options.given_budget
+    if given is None:
         return options  # its budget is final
-    plain, with_jit = (budget_values(options, *defaults.budget_for(kind)) for kind in (False, True))
-    budgets = tuple((kind["processes"], kind["values"], kind["warmups"]) for kind in (plain, with_jit))
-    fixed = options.given_budget.processes or defaults.processes or options.target_precision
+    plain, with_jit = (budget_values(options, given, *defaults.budget_for(kind)) for kind in (False, True))
+    budgets = (
+        (plain["processes"], plain["values"], plain["warmups"]),
+        (with_jit["processes"], with_jit["values"], with_jit["warmups"]),
+    )
+    fixed = given.processes or defaults.processes or options.target_precision
     default = not (fixed or options.metric != "time" or jit or options.worker or options.debug_single_value)
-    return options._replace(**(with_jit if jit else plain), budgets=budgets, precision_default=default)  # type: ignore[arg-type]
+    return options._replace(**(with_jit if jit else plain), budgets=budgets, precision_default=default)
 
 
 def check_options(
@@ -332,8 +333,7 @@ def check_options(
 
 
 def _given(options: RunOptions) -> Tuple[str, ...]:
-    given = options.given_budget or GivenBudget()
-    return tuple(name for name in GivenBudget._fields if getattr(given, name) is not None)
+    return tuple(name for name, value in (options.given_budget or GivenBudget())._asdict().items() if value is not None)
 
 
 _WORKER_ONLY = ("worker_task", "pipe", "barrier", "worker_list")

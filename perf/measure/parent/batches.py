@@ -21,7 +21,7 @@ import time
 from typing import Callable, Mapping, NamedTuple, Sequence
 
 from perf.errors import PerfError
-from perf.measure.parent.counting import Counted, Pair, count_pairs, counted_run
+from perf.measure.parent.counting import Counted, Pair, count_pairs, counted_run, without_notes
 from perf.measure.parent.workers import Watch, run_command
 from perf.measure.protocol import DONE, ERROR, LISTED, PARENT, START, BatchSpec, Event, decode_events, spec_argument
 from perf.model.benchmark import Benchmark
@@ -198,8 +198,6 @@ class _Workers(NamedTuple):
 
 
 def _tail(output: bytes) -> str:
-    from perf.measure.parent.counting import without_notes
-
     return "\n".join(without_notes(output.decode("utf-8", "replace")).splitlines()[-TAIL_LINES:])
 
 

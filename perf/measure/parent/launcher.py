@@ -62,11 +62,12 @@ class Standby:
         self.key: NextWorker | None = None
 
     def start(self, following: NextWorker) -> None:
-        """Start *following* ahead of its turn (unless it already is)."""
-        if not self.enabled or self.key == following:
+        """Start *following* ahead of its turn (unless it already is, or its
+        metric takes samples its own way: counts)."""
+        launcher, task, loops, values = following
+        if not self.enabled or self.key == following or metric_of(launcher.options).sampler is not None:
             return
         self.cancel()
-        launcher, task, loops, values = following
         try:
             self.worker = launcher.spawn(task, loops, values)
         except WorkerError:

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 from perf.analysis.benchmarks import PAIR_KEY, SEED_KEY
 from perf.errors import WorkerError
-from perf.measure.child.metric import metric_of
 from perf.measure.parent.allocation import PILOT_PROCESSES
 from perf.measure.parent.allocation import pilot_values as choose_values
 from perf.measure.parent.launcher import NextWorker, Standby, WorkerLauncher
@@ -64,10 +63,8 @@ class Recorder:
 
     def next_worker(self) -> NextWorker | None:
         """The worker this recorder runs next, once its loops are known
-        (None: they are not yet, or its metric takes samples its own way)."""
-        if not self.loops or metric_of(self.launcher.options).sampler is not None:
-            return None
-        return (self.launcher, self.task, self.loops, self.values)
+        (None: they are not yet)."""
+        return (self.launcher, self.task, self.loops, self.values) if self.loops else None
 
     def run_worker(
         self,

@@ -28,12 +28,7 @@ import time
 from typing import Callable, NamedTuple, Sequence
 
 from perf.errors import WorkerError, WorkerTimeoutError
-from perf.measure.protocol import (
-    READY,
-    WARM,
-    decode_benchmark,
-    with_stderr,
-)
+from perf.measure.protocol import READY, WARM, decode_benchmark, with_stderr
 from perf.model.benchmark import Benchmark
 
 #: how much of a worker's standard error is kept
@@ -151,6 +146,10 @@ class WorkerProcess:
         except BrokenPipeError:
             close = True
         if close:
+            self._close_barrier()
+
+    def _close_barrier(self) -> None:
+        if self.barrier is not None:
             os.close(self.barrier)
             self.barrier = None
 
@@ -224,9 +223,7 @@ class WorkerProcess:
 
     def kill(self) -> None:
         """Stop the worker and everything it started."""
-        if self.barrier is not None:
-            os.close(self.barrier)
-            self.barrier = None
+        self._close_barrier()
         if self.process.poll() is None:
             try:
                 os.killpg(self.process.pid, signal.SIGKILL)
@@ -237,9 +234,7 @@ class WorkerProcess:
     def close(self) -> None:
         os.close(self.read_fd)
         self.output.close()
-        if self.barrier is not None:
-            os.close(self.barrier)
-            self.barrier = None
+        self._close_barrier()
 
 
 def run_command(

@@ -16,6 +16,7 @@ from perf.errors import WorkerError, WorkerTimeoutError
 from perf.measure.environment import PADDING_VARIABLE, perf_source_folder
 from perf.measure.hooks import PERF_RECORD_ENVIRON
 from perf.measure.parent import workers as manager
+from perf.measure.options import RunOptions
 from perf.measure.parent.launcher import Standby, WorkerLauncher
 from perf.measure.parent.sides import Side
 from perf.measure.parent.workers import WorkerOutput, run_worker
@@ -663,6 +664,8 @@ def test_a_next_worker_that_dies_does_not_hold_the_current_one(tmp_path):
 class FakeLauncher:
     """Spawns barrier workers, as WorkerLauncher.spawn() does."""
 
+    options = RunOptions()
+
     def __init__(self, tmp_path):
         self.tmp_path = tmp_path
         self.spawned = []
@@ -708,6 +711,8 @@ def test_standby_disabled_by_the_environment(tmp_path, monkeypatch):
 
 def test_standby_that_cannot_start_a_worker_lets_it_fail_in_its_turn():
     class Failing:
+        options = RunOptions()
+
         def spawn(self, task, loops, values):
             raise WorkerError("cannot start a worker (python): No such file or directory")
 
@@ -740,3 +745,11 @@ def test_a_worker_that_died_at_its_barrier_is_reported_by_its_exit(tmp_path):
     worker.release()
     with pytest.raises(WorkerError, match="ImportError: no module named x"):
         manager.finish_workers([(worker, "worker 3/24 of 'bench'")], 10.0, True)
+
+
+def test_standby_starts_nothing_for_a_metric_that_takes_its_own_samples(tmp_path):
+    launcher = FakeLauncher(tmp_path)
+    launcher.options = RunOptions(metric="instructions")  # counts: a pair of workers under valgrind per sample
+    standby = Standby(enabled=True)
+    standby.start((launcher, 0, 100, 1))
+    assert launcher.spawned == [] and standby.worker is None
