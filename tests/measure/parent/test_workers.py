@@ -15,8 +15,8 @@ from helpers import parse_options
 from perf.errors import WorkerError, WorkerTimeoutError
 from perf.measure.environment import PADDING_VARIABLE, perf_source_folder
 from perf.measure.hooks import PERF_RECORD_ENVIRON
-from perf.measure.parent import workers as manager
 from perf.measure.options import RunOptions
+from perf.measure.parent import workers as manager
 from perf.measure.parent.launcher import Standby, WorkerLauncher
 from perf.measure.parent.sides import Side
 from perf.measure.parent.workers import WorkerOutput, run_worker
