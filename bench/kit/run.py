@@ -237,12 +237,15 @@ def timed(argv: list[str], env: dict[str, str]) -> Usage:
 
 
 def recorded(command: Sequence[str], output: str, env: dict[str, str]) -> tuple[float, Any]:
-    """Run a perf command with ``-q -o OUTPUT`` (its output to /dev/null):
-    its wall time and the benchmark it wrote (the file is removed)."""
+    """Run a perf command with ``-q -o OUTPUT`` (its output to /dev/null),
+    in the folder of *output*: ``python -m perf`` would import perf from the
+    current folder before PYTHONPATH's tree.  Its wall time and the
+    benchmark it wrote (the file is removed)."""
     from perf.storage.files import load_benchmark
 
     start = time.perf_counter()
-    subprocess.run([*command, "-q", "-o", output], check=True, env=env, stdout=subprocess.DEVNULL)
+    folder = os.path.dirname(os.path.abspath(output))
+    subprocess.run([*command, "-q", "-o", output], check=True, env=env, stdout=subprocess.DEVNULL, cwd=folder)
     wall = time.perf_counter() - start
     benchmark = load_benchmark(output)
     os.unlink(output)
