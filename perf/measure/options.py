@@ -26,6 +26,7 @@ from perf.measure.values import (
     METRIC_NAMES,
     MIN_PROCESSES,
     PER_WORKER,
+    PRECISION_VALUES,
     RECORDING,
     WORKER_ONLY,
     Budget,
@@ -172,7 +173,7 @@ class RunOptions(NamedTuple):
     given_budget: Optional[GivenBudget] = None
     #: not a runner option: once checked, the processes, values and warmups
     #: of workers without a JIT and with one (None: the budget is final)
-    budgets: Optional[Tuple[BudgetChoice, BudgetChoice]] = None
+    budgets: Optional[Tuple[BudgetChoice, ...]] = None
     #: not a runner option: no processes were given: the run stops on precision
     precision_default: bool = False
 
@@ -270,17 +271,16 @@ def with_budget(options: RunOptions, defaults: GivenBudget, jit: bool) -> RunOpt
     JIT (*jit*: this interpreter's; *defaults*: a bench script's
     ``Runner(...)`` budget), and the budgets of both kinds of workers (the
     sides of a run pick theirs when it is planned).  No processes given
-    anywhere: the run stops on precision (perf.measure.parent.stopping)."""
+    anywhere: the run stops on precision (perf.measure.parent.stopping),
+    with one value per process unless given (doc/design.rst, R4)."""
     given = options.given_budget
     if given is None:
         return options  # its budget is final
     plain, with_jit = (budget_values(options, given, *defaults.budget_for(kind)) for kind in (False, True))
-    budgets = (
-        (plain["processes"], plain["values"], plain["warmups"]),
-        (with_jit["processes"], with_jit["values"], with_jit["warmups"]),
-    )
     fixed = given.processes or defaults.processes or options.target_precision
     default = not (fixed or options.metric != "time" or jit or options.worker or options.debug_single_value)
+    plain["values"] = PRECISION_VALUES if default and not (given.values or defaults.values) else plain["values"]
+    budgets = tuple((budget["processes"], budget["values"], budget["warmups"]) for budget in (plain, with_jit))
     return options._replace(**(with_jit if jit else plain), budgets=budgets, precision_default=default)
 
 

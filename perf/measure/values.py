@@ -38,6 +38,10 @@ MAX_PROCESSES = 100
 #: a default run (no -p) stops on precision, between MIN_PROCESSES and its
 #: budget's processes, or once the workers of a benchmark took this long
 DEFAULT_SECONDS = 60.0
+#: ... and takes this many values per process (no -n): with the next
+#: worker's start-up hidden (R12) a process costs about one more value, and
+#: the optimum of doc/design.rst, R4 is then one value (bench/results/precision_budget-*)
+PRECISION_VALUES = 1
 #: JIT runtimes: fewer, longer processes (each one warms up first)
 JIT_BUDGET = Budget(processes=6, values=10)
 #: ``--metric``: what a value is

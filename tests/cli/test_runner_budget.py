@@ -34,7 +34,9 @@ def budget(args):
 
 
 def test_cpython_defaults(cpython):
-    assert budget(new_runner().parse_args([])) == (24, 2, 1)
+    # at most 24 processes, stopped on precision, of one value each (doc/design.rst, R4)
+    assert budget(new_runner().parse_args([])) == (24, 1, 1)
+    assert budget(new_runner().parse_args(["-p", "24"])) == (24, 2, 1)  # a fixed budget: two values
 
 
 def test_explicit_options_win_over_presets(cpython):
@@ -44,7 +46,7 @@ def test_explicit_options_win_over_presets(cpython):
 
 def test_constructor_values_are_defaults(cpython):
     assert budget(new_runner(values=4, processes=9, warmups=2).parse_args([])) == (9, 4, 2)
-    assert budget(new_runner(warmups=None).parse_args([])) == (24, 2, "auto")
+    assert budget(new_runner(warmups=None).parse_args([])) == (24, 1, "auto")
 
 
 def test_compare_to_a_jit_gets_the_jit_budget(cpython, tmp_path):
@@ -53,10 +55,10 @@ def test_compare_to_a_jit_gets_the_jit_budget(cpython, tmp_path):
     pypy.chmod(0o755)
     runner = new_runner()
     args = runner.parse_args(["--compare-to", str(pypy)])
-    assert budget(args) == (24, 2, 1)
+    assert budget(args) == (24, 1, 1)
     reference, changed = (side.options for side in runner.session.plan.sides)
     assert budget(reference) == (6, 10, "auto")
-    assert budget(changed) == (24, 2, 1)
+    assert budget(changed) == (24, 1, 1)
 
 
 def test_compare_to_keeps_explicit_options_on_both_sides(cpython, tmp_path):

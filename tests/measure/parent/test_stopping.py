@@ -135,3 +135,23 @@ def test_target_precision_given_has_no_time_limit():
     from perf.measure.parent.stopping import stopping_rule
 
     assert stopping_rule(default_options("--target-precision", "2%")) == StoppingRule(0.02, 10, 100)
+
+
+@pytest.mark.parametrize(
+    ("argv", "keywords", "values"),
+    [
+        ((), {}, 1),  # a default run: one value per process (doc/design.rst, R4)
+        (("--fast",), {}, 1),
+        (("--rigorous",), {}, 1),
+        (("-n", "3"), {}, 3),  # the user's values
+        ((), {"defaults": (None, 5)}, 5),  # a script's Runner(values=5)
+        (("-p", "24"), {}, 2),  # a fixed budget keeps two
+        (("--target-precision", "2%"), {}, 2),
+        ((), {"jit": True}, 10),
+    ],
+)
+def test_a_default_run_takes_one_value_per_process(argv, keywords, values):
+    options = default_options(*argv, **keywords)
+    assert options.values == values
+    # the budget of the workers without a JIT (another side of the run)
+    assert options.budgets[0][1] == (2 if keywords.get("jit") else values)
