@@ -262,3 +262,50 @@ def parse_options(
         values, mode, ("bench.py",), program=program, defaults=defaults, jit=False, hooks=hooks, probe=fake_probe
     )
     return plan.options
+
+
+#: a fleet's history (history publish): b1 is 20 % slower from this commit on
+FLEET_CHANGE_AT = 20
+
+
+def fleet_commit(index):
+    return f"{index:02d}" + "c" * 38
+
+
+def fleet_result(path, index, host, names=("b1", "b2", "b3")):
+    """A result file of commit number *index* recorded on *host*: each
+    benchmark of *names* with 8 processes, b1 20 % slower from
+    :data:`FLEET_CHANGE_AT` on."""
+    import random
+
+    import perf
+    from perf.storage import files
+
+    rng = random.Random(f"{index}-{host}")
+    benchmarks = []
+    for number, name in enumerate(names):
+        mean = (1 + number) * 1e-3 * (1.2 if name == "b1" and index >= FLEET_CHANGE_AT else 1.0)
+        metadata = {
+            "name": name,
+            "commit_id": fleet_commit(index),
+            "commit_date": f"2026-10-{1 + index // 24:02d}T{index % 24:02d}:00:00+00:00",
+            "commit_branch": "main",
+            "hostname": host,
+        }
+        runs = [
+            perf.Run([mean * (1 + rng.gauss(0, 0.003)) for _ in range(2)], metadata=metadata, collect_metadata=False)
+            for _ in range(8)
+        ]
+        benchmarks.append(perf.Benchmark(runs))
+    files.dump(perf.BenchmarkSuite(benchmarks), str(path))
+    return str(path)
+
+
+def fleet_store(tmp_path, commits=30, machines=("m1", "m2")):
+    """A history store of *machines*' histories of *commits* commits."""
+    from perf.cli.main import main
+
+    store = tmp_path / "store"
+    results = [fleet_result(tmp_path / f"{host}-{i}.json", i, host) for i in range(commits) for host in machines]
+    assert main(["history", "add", str(store), *results]) == 0
+    return store

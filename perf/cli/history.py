@@ -8,7 +8,8 @@
 * ``show STORE``: the timeline of each benchmark;
 * ``changes STORE [--json] [--confirm]``: the detected changes;
 * ``record STORE REV... -- ARGS...``: measure git revisions and add them;
-* ``plot STORE -o OUT.png|svg``: the timelines as a figure.
+* ``plot STORE -o OUT.png|svg``: the timelines as a figure;
+* ``publish STORE OUTDIR``: a static site of every machine's timelines.
 
 Each action lives in its own module (imported when it runs); this one only
 declares the sub-commands and hands the parsed arguments over.
@@ -30,6 +31,7 @@ ACTIONS = {
     "changes": "perf.cli.history_store",
     "record": "perf.cli.history_record",
     "plot": "perf.cli.history_plot",
+    "publish": "perf.cli.history_publish",
 }
 
 #: what ``python -m perf history --help`` says of each action
@@ -40,6 +42,7 @@ ACTION_HELP = {
     "changes": "print the changes detected in the timelines",
     "record": "measure git revisions and add their results",
     "plot": "draw the timelines (png or svg)",
+    "publish": "write a static site of every machine's timelines and changes",
 }
 
 
