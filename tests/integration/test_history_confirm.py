@@ -76,10 +76,13 @@ def test_confirm_keeps_the_real_change_only(tmp_path):
     assert len([line for line in lines if line.startswith("Measuring ")]) == 2
     verdicts = [line for line in lines if line.startswith("checksum on ")]
     assert verdicts[0].startswith("checksum on ") and verdicts[0].endswith(": confirmed")
-    # no change measured again: refuted, or inconclusive or under 1 % with this tiny budget; never confirmed
+    # no change measured again: refuted, or inconclusive or under 1 % with this tiny budget, or (a CI run
+    # beside a package install measured identical code at 0.868x [0.766x .. 0.984x] in 12 pairs of CPU
+    # time) a change the other way; never confirmed
     assert (
         ": refuted, no change" in verdicts[1]
         or ": inconclusive, not shown" in verdicts[1]
         or (": not confirmed (under 1 %" in verdicts[1])
+        or (": not confirmed (it changed the other way" in verdicts[1])
     )
     assert lines[-1].startswith("1 change confirmed, 1 ")
