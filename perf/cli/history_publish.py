@@ -21,8 +21,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from typing import TYPE_CHECKING, Sequence
 
 from perf.errors import ResultError, UsageError
+
+if TYPE_CHECKING:
+    from perf.history.store import HistoryStore, Recording
+    from perf.history.timelines import Timeline
+    from perf.model.benchmark import Benchmark
+    from perf.render.html.site import SiteComparison
 
 __all__ = ["add_arguments", "run"]
 
@@ -87,6 +94,56 @@ def _write(outdir: str, site: dict[str, str], before: list[str]) -> tuple[int, i
     return written, kept, removed
 
 
+def _pairs(found: Sequence[Timeline]) -> dict[str, list[tuple[str, str, str]]]:
+    """The pairs of commits the compare page offers, per machine: the two
+    sides of every change (and what changed there), then the first and the
+    latest commit."""
+    pairs: dict[str, list[tuple[str, str, str]]] = {}
+    for timeline in found:
+        listed = pairs.setdefault(timeline.machine, [])
+        for change in timeline.changes:
+            what = f"{change.benchmark} {change.ratio:.3f}x {change.direction}"
+            for index, (before, after, label) in enumerate(listed):
+                if (before, after) == (change.before, change.after):
+                    listed[index] = (before, after, f"{label}, {what}")
+                    break
+            else:
+                listed.append((change.before, change.after, what))
+    for machine, listed in pairs.items():
+        commits = [point.commit for timeline in found if timeline.machine == machine for point in timeline.commits]
+        recorded = sorted(set(commits), key=commits.index)
+        if len(recorded) > 1 and (recorded[0], recorded[-1]) not in [(a, b) for a, b, _ in listed]:
+            listed.append((recorded[0], recorded[-1], "the first and the latest commit"))
+    return pairs
+
+
+def _comparisons(store: HistoryStore, found: Sequence[Timeline]) -> list[SiteComparison]:
+    """``compare_to``'s text for each pair of :func:`_pairs`, from the
+    store's result files of each commit on that machine."""
+    from perf.analysis.finished import finish_comparison
+    from perf.model.suite import BenchmarkSuite
+    from perf.render.compare_to import Layout, format_compare_to
+    from perf.render.html.site import SiteComparison
+
+    result = []
+    for machine, pairs in _pairs(found).items():
+        by_commit: dict[str, list[Recording]] = {}
+        for recording in store.recordings(machine):
+            by_commit.setdefault(recording.commit, []).append(recording)
+        for before, after, label in pairs:
+            suites = []
+            for commit in (before, after):
+                benchmarks: dict[str, Benchmark] = {}
+                for recording in by_commit.get(commit, []):
+                    for benchmark in store.load(recording):
+                        benchmarks.setdefault(benchmark.get_name(), benchmark)
+                suites.append(BenchmarkSuite(list(benchmarks.values()), filename=commit[:12]))
+            comparison = finish_comparison(suites, suites=suites)
+            lines = format_compare_to(suites, comparison, Layout(titles=[before[:12], after[:12]], table=True))
+            result.append(SiteComparison(machine, before, after, label, "\n".join(lines)))
+    return result
+
+
 def run(args: argparse.Namespace) -> int:
     from perf.history.store import HistoryStore
     from perf.history.timelines import timelines
@@ -101,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
             if recording.branch and recording.branch not in branches.setdefault(recording.commit, []):
                 branches[recording.commit].append(recording.branch)
         found = timelines(store)
-    site = site_files(found, branches, args.title)
+        comparisons = _comparisons(store, found)
+    site = site_files(found, branches, args.title, comparisons)
     os.makedirs(args.outdir, exist_ok=True)
     written, kept, removed = _write(args.outdir, site, before)
     print(

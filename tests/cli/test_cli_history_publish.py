@@ -34,7 +34,7 @@ def test_publish_writes_the_overview_the_changes_and_a_page_per_benchmark(store,
     site = tmp_path / "site"
     status, out, err = run(capsys, "publish", store, site)
     assert (status, err) == (0, "")
-    assert out == f"Published 8 files to {site} (8 written, 0 unchanged, 0 removed): open {site / 'index.html'}\n"
+    assert out == f"Published 9 files to {site} (9 written, 0 unchanged, 0 removed): open {site / 'index.html'}\n"
     index = (site / "index.html").read_text()
     assert re.findall(r'<tr data-name="(\w+)" data-machine="(\w+)"', index) == [
         (name, machine) for name in NAMES for machine in MACHINES
@@ -49,14 +49,15 @@ def test_publish_writes_the_overview_the_changes_and_a_page_per_benchmark(store,
     page = (site / page_name("b1")).read_text()
     assert page.count("<svg") == 2 and page.count("<circle") == 60
     assert json.loads((site / "perf-site.json").read_text())["files"] == sorted(
-        ["index.html", "changes.html", "changes.atom", "site.css", "site.js", *(page_name(n) for n in NAMES)]
+        ["index.html", "changes.html", "changes.atom", "compare.html", "site.css", "site.js"]
+        + [page_name(name) for name in NAMES]
     )
 
 
 def test_publish_again_rewrites_only_what_changed(store, tmp_path, capsys):
     site = tmp_path / "site"
     assert run(capsys, "publish", store, site)[0] == 0
-    assert "(0 written, 8 unchanged, 0 removed)" in run(capsys, "publish", store, site)[1]
+    assert "(0 written, 9 unchanged, 0 removed)" in run(capsys, "publish", store, site)[1]
     # one more commit of b2 and b3 only on m1; a page a benchmark no longer has
     assert run(capsys, "add", store, fleet_result(tmp_path / "new.json", 30, "m1", names=("b2", "b3")))[0] == 0
     (site / "b" / "gone-00000000.html").write_text("old")
@@ -64,8 +65,9 @@ def test_publish_again_rewrites_only_what_changed(store, tmp_path, capsys):
     listed["files"].append("b/gone-00000000.html")
     (site / "perf-site.json").write_text(json.dumps(listed))
     out = run(capsys, "publish", store, site)[1]
-    # the overview, b2's and b3's pages; b1, the changes and the static files are unchanged
-    assert "(3 written, 5 unchanged, 1 removed)" in out
+    # the overview, b2's and b3's pages and the compare page (m1's latest commit); b1's page,
+    # the changes and the static files are unchanged
+    assert "(4 written, 5 unchanged, 1 removed)" in out
     assert not (site / "b" / "gone-00000000.html").exists()
 
 

@@ -7,6 +7,7 @@ of two machines' 30-commit histories from disk and runs its script.
 * the page of b1 draws both machines' 30 points, and the change at the
   planted commit;
 * the changes page lists the planted change on both machines;
+* the compare page shows the pair of commits picked (in the address);
 * no page logs a console error.
 
 ``bash .ci/run`` installs Chromium (Debian's ``chromium``) when it is
@@ -107,3 +108,14 @@ def test_the_changes_page_lists_the_planted_change_on_both_machines(site, tmp_pa
     keys = re.findall(r'<tr data-change="([^"]*)"', dom)
     assert keys == [f"m2|b1|{fleet_commit(FLEET_CHANGE_AT)}", f"m1|b1|{fleet_commit(FLEET_CHANGE_AT)}"]
     assert dom.count(">hide</button>") == 2  # the script labelled the buttons
+
+
+@pytest.mark.parametrize(("address", "shown"), [("", "pair-0"), ("#pair=1", "pair-1")])
+def test_the_compare_page_shows_the_pair_picked(site, tmp_path, address, shown):
+    dom, errors = rendered(site, "compare.html" + address, tmp_path)
+    assert errors == []
+    sections = re.findall(r'<section class="comparison" id="(pair-\d+)"( hidden="[^"]*")?>', dom)
+    assert [name for name, hidden in sections if not hidden] == [shown]
+    assert len(sections) == 4  # each machine: the change, the first and the latest commit
+    planted = re.search(rf'id="{shown}".*?</pre>', dom, flags=re.S).group(0)
+    assert "1.20x slower" in planted  # b1, on either pair

@@ -37,8 +37,14 @@ TIMELINES = [
 BRANCHES = {commit_id(i): ["main"] for i in range(7)} | {commit_id(6): ["main", "feature"]}
 
 
+COMPARISONS = [
+    site.SiteComparison("m1", commit_id(3), commit_id(4), "call_method 1.706x slower", "| call_method | 17.0 ms |"),
+    site.SiteComparison("m2", commit_id(0), commit_id(6), "the first and the latest commit", "| a < b |"),
+]
+
+
 def files():
-    return site.site_files(TIMELINES, BRANCHES, "Fleet")
+    return site.site_files(TIMELINES, BRANCHES, "Fleet", COMPARISONS)
 
 
 def test_the_site_has_an_overview_the_changes_a_feed_and_a_page_per_benchmark():
@@ -47,6 +53,7 @@ def test_the_site_has_an_overview_the_changes_a_feed_and_a_page_per_benchmark():
         "index.html",
         "changes.html",
         "changes.atom",
+        "compare.html",
         "site.css",
         "site.js",
         site.page_name("call_method"),
@@ -133,3 +140,15 @@ def test_a_single_commit_is_drawn_in_the_middle():
     assert svg.count("<circle") == 1
     assert 'cx="480.0"' in svg  # the middle of the plot area
     assert svg.count("00000000<") == 1  # its commit, once
+
+
+def test_the_compare_page_offers_each_pair_and_shows_the_first():
+    page = files()["compare.html"]
+    assert re.findall(r'<option value="(\d)">([^<]*)</option>', page) == [
+        ("0", "m1: 00000003efef -&gt; 00000004efef (call_method 1.706x slower)"),
+        ("1", "m2: 00000000efef -&gt; 00000006efef (the first and the latest commit)"),
+    ]
+    assert '<section class="comparison" id="pair-0">' in page
+    assert '<section class="comparison" id="pair-1" hidden="hidden">' in page
+    assert "<pre>| a &lt; b |</pre>" in page
+    assert "No pair of commits" in site.site_files(TIMELINES, BRANCHES)["compare.html"]

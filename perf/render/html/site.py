@@ -15,6 +15,9 @@ not a link).
 * ``changes.html``: every change of the fleet, newest first; a reader can
   hide the ones judged already (kept in the browser's storage);
   ``changes.atom``: the same list as an Atom feed.
+* ``compare.html``: ``compare_to``'s table for pairs of commits of one
+  machine (the two sides of each change, the first and the latest
+  commit), computed by the caller; a menu picks one.
 
 Must not: detect changes (:mod:`perf.history.timelines`), read or write
 files, or print.
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 
 from perf.render.html.markup import NONE, cell, element, escape, table
 from perf.render.html.timeline_svg import sparkline, timeline_svg
@@ -33,7 +36,19 @@ from perf.render.units import format_value
 if TYPE_CHECKING:
     from perf.history.timelines import Change, Timeline
 
-__all__ = ["page_name", "site_files"]
+__all__ = ["SiteComparison", "page_name", "site_files"]
+
+
+class SiteComparison(NamedTuple):
+    """A pair of commits of the compare page: ``compare_to``'s text for them."""
+
+    machine: str
+    before: str
+    after: str
+    #: why the pair is offered (the changes between them)
+    label: str
+    text: str
+
 
 _STYLE = """\
 body { font-family: sans-serif; margin: 1.5em; color: #222; }
@@ -43,6 +58,7 @@ th, td { padding: 0.25em 0.6em; border-bottom: 1px solid #ddd; text-align: left;
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .slower { color: #b3261e; } .faster { color: #1e7b34; }
 nav a { margin-right: 1em; }
+pre { overflow-x: auto; }
 .filters { margin: 1em 0; } .filters label { margin-right: 1em; }
 svg .axis { stroke: #888; } svg .tick, svg .change-label { font-size: 11px; fill: #555; }
 svg .interval { stroke: #7da2cf; stroke-width: 2; } svg .point { fill: #1f5fa8; }
@@ -125,6 +141,20 @@ _SCRIPT = """\
     }
     var buttons = document.querySelectorAll("tr[data-change] button");
     for (var i = 0; i < buttons.length; i++) { buttons[i].addEventListener("click", toggle); }
+    var pair = document.getElementById("pair");
+    if (pair) {
+      var show = function () {
+        var blocks = document.querySelectorAll("section.comparison");
+        for (var i = 0; i < blocks.length; i++) { blocks[i].hidden = blocks[i].id !== "pair-" + pair.value; }
+      };
+      var wanted = window.location.hash.match(/^#pair=([0-9]+)$/);
+      if (wanted && document.getElementById("pair-" + wanted[1])) { pair.value = wanted[1]; }
+      pair.addEventListener("input", function () {
+        window.history.replaceState(null, "", "#pair=" + pair.value);
+        show();
+      });
+      show();
+    }
     var all = document.getElementById("show-hidden");
     if (all) {
       all.addEventListener("change", function () { document.body.classList.toggle("show-hidden", all.checked); });
@@ -150,7 +180,7 @@ def _page(title: str, body: str, depth: int = 0) -> str:
     nav = element(
         "nav",
         f'<a href="{up}index.html">Overview</a><a href="{up}changes.html">Changes</a>'
-        f'<a href="{up}changes.atom">Atom feed</a>',
+        f'<a href="{up}compare.html">Compare</a><a href="{up}changes.atom">Atom feed</a>',
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"/>'
@@ -280,6 +310,30 @@ def _changes_page(timelines: Sequence[Timeline], title: str) -> str:
     return _page(f"Changes - {title}", element("p", toggle) + table(headers, rows, id="changes"))
 
 
+def _compare_page(comparisons: Sequence[SiteComparison], title: str) -> str:
+    if not comparisons:
+        return _page(f"Compare - {title}", element("p", "No pair of commits to compare yet."))
+    options = "".join(
+        f'<option value="{index}">{escape(f"{item.machine}: {item.before[:12]} -> {item.after[:12]} ({item.label})")}'
+        "</option>"
+        for index, item in enumerate(comparisons)
+    )
+    hidden = ' hidden="hidden"'
+    blocks = "".join(
+        f'<section class="comparison" id="pair-{index}"{"" if index == 0 else hidden}>'
+        + element("h2", escape(f"{item.machine}: {item.before[:12]} -> {item.after[:12]}"))
+        + element("pre", escape(item.text))
+        + "</section>"
+        for index, item in enumerate(comparisons)
+    )
+    intro = (
+        "The table compare_to prints for two commits of one machine: the two sides of each change, and the "
+        "first and the latest commit. Any other pair: python -m perf compare_to on the store's result files."
+    )
+    picker = f'<p><label>Commits <select id="pair">{options}</select></label></p>'
+    return _page(f"Compare - {title}", element("p", escape(intro)) + picker + blocks)
+
+
 def _atom_date(date: str) -> str:
     return date if re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", date) else "1970-01-01T00:00:00Z"
 
@@ -311,11 +365,15 @@ def _atom(timelines: Sequence[Timeline], title: str) -> str:
 
 
 def site_files(
-    timelines: Sequence[Timeline], branches: Mapping[str, Sequence[str]], title: str = "Performance history"
+    timelines: Sequence[Timeline],
+    branches: Mapping[str, Sequence[str]],
+    title: str = "Performance history",
+    comparisons: Sequence[SiteComparison] = (),
 ) -> dict[str, str]:
     """The files of the site of *timelines* (sorted by benchmark, then
     machine), by their path relative to its folder.  *branches*: the
-    branches each commit was recorded on (the overview's branch filter)."""
+    branches each commit was recorded on (the overview's branch filter);
+    *comparisons*: the pairs of commits of the compare page."""
     by_benchmark: dict[str, list[Timeline]] = {}
     for timeline in timelines:
         by_benchmark.setdefault(timeline.benchmark, []).append(timeline)
@@ -325,6 +383,7 @@ def site_files(
         "index.html": _overview(timelines, branches, title),
         "changes.html": _changes_page(timelines, title),
         "changes.atom": _atom(timelines, title),
+        "compare.html": _compare_page(comparisons, title),
     }
     for name, found in by_benchmark.items():
         site[page_name(name)] = _benchmark_page(name, found, title)
