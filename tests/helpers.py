@@ -309,3 +309,34 @@ def fleet_store(tmp_path, commits=30, machines=("m1", "m2")):
     results = [fleet_result(tmp_path / f"{host}-{i}.json", i, host) for i in range(commits) for host in machines]
     assert main(["history", "add", str(store), *results]) == 0
     return store
+
+
+def history_cli(capsys, *args):
+    """``python -m perf history ARGS`` in this process: status, stdout, stderr."""
+    from perf.cli.main import main
+
+    status = main(["history", *map(str, args)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def chromium(tmp_path, url, *flags):
+    """Headless Chromium on *url* with *flags* (``--dump-dom``,
+    ``--screenshot=...``): its completed process, and the console errors
+    the page logged."""
+    import subprocess
+
+    command = [
+        "chromium",
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--enable-logging=stderr",
+        "--v=0",
+        *flags,
+        url,
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
+    log = result.stdout + result.stderr
+    return result, [line for line in log.splitlines() if "Uncaught" in line or "ERROR:CONSOLE" in line]

@@ -9,18 +9,12 @@ import re
 
 import pytest
 from helpers import FLEET_CHANGE_AT, fleet_commit, fleet_result, fleet_store
+from helpers import history_cli as run
 
-from perf.cli.main import main
 from perf.render.html.site import page_name
 
 NAMES = ("b1", "b2", "b3")
 MACHINES = ("m1", "m2")
-
-
-def run(capsys, *args):
-    status = main(["history", *map(str, args)])
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.fixture

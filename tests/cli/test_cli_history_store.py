@@ -8,9 +8,9 @@ import math
 import os
 
 import pytest
+from helpers import history_cli as run
 
 import perf
-from perf.cli.main import main
 from perf.history.timelines import Change, CommitPoint, Spike, Timeline
 from perf.storage import files
 
@@ -41,12 +41,6 @@ def write_result(
     )
     files.dump(suite, str(path))
     return str(path)
-
-
-def run(capsys, *args):
-    status = main(["history", *map(str, args)])
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.fixture

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import sys
 
 import pytest
-from helpers import FLEET_CHANGE_AT, fleet_commit, fleet_store
+from helpers import FLEET_CHANGE_AT, chromium, fleet_commit, fleet_store
 
 from perf.cli.main import main
 from perf.render.html.site import page_name
@@ -45,21 +44,8 @@ def site(tmp_path_factory):
 def rendered(site, page, tmp_path):
     """The DOM of *page* (relative to the site, maybe with #...) once its
     script ran, and the console errors it logged."""
-    command = [
-        "chromium",
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--enable-logging=stderr",
-        "--v=0",
-        "--dump-dom",
-        site.as_uri() + "/" + page,
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
+    result, errors = chromium(tmp_path, site.as_uri() + "/" + page, "--dump-dom")
     assert result.returncode == 0, result.stderr[-2000:]
-    log = result.stdout + result.stderr
-    errors = [line for line in log.splitlines() if "Uncaught" in line or "ERROR:CONSOLE" in line]
     return result.stdout, errors
 
 

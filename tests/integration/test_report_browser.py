@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import shutil
 import struct
-import subprocess
 import sys
 
 import pytest
 from golden import DATA, run
+from helpers import chromium
 
 from perf.cli import report
 from perf.render.plots import canvas as plots
@@ -66,21 +66,10 @@ def test_chromium_renders_the_report(tmp_path, capsys, monkeypatch):
     assert status == 0
 
     screenshot = tmp_path / "report.png"
-    command = [
-        "chromium",
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        f"--screenshot={screenshot}",
-        f"--window-size={WIDTH},{HEIGHT}",
-        "--enable-logging=stderr",
-        "--v=0",
-        page.as_uri(),
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
+    result, console_errors = chromium(
+        tmp_path, page.as_uri(), f"--screenshot={screenshot}", f"--window-size={WIDTH},{HEIGHT}"
+    )
     log = result.stdout + result.stderr
-    console_errors = [line for line in log.splitlines() if "Uncaught" in line or "ERROR:CONSOLE" in line]
     assert console_errors == []
     assert result.returncode == 0, log[-2000:]
     data = screenshot.read_bytes()
