@@ -94,43 +94,35 @@ def _write(outdir: str, site: dict[str, str], before: list[str]) -> tuple[int, i
     return written, kept, removed
 
 
-def _pairs(found: Sequence[Timeline]) -> dict[str, list[tuple[str, str, str]]]:
-    """The pairs of commits the compare page offers, per machine: the two
-    sides of every change (and what changed there), then the first and the
-    latest commit."""
-    pairs: dict[str, list[tuple[str, str, str]]] = {}
+def _change_pairs(found: Sequence[Timeline]) -> dict[str, dict[tuple[str, str], list[str]]]:
+    """Per machine, the two sides of every change, and what changed there."""
+    pairs: dict[str, dict[tuple[str, str], list[str]]] = {}
     for timeline in found:
-        listed = pairs.setdefault(timeline.machine, [])
+        listed = pairs.setdefault(timeline.machine, {})
         for change in timeline.changes:
             what = f"{change.benchmark} {change.ratio:.3f}x {change.direction}"
-            for index, (before, after, label) in enumerate(listed):
-                if (before, after) == (change.before, change.after):
-                    listed[index] = (before, after, f"{label}, {what}")
-                    break
-            else:
-                listed.append((change.before, change.after, what))
-    for machine, listed in pairs.items():
-        commits = [point.commit for timeline in found if timeline.machine == machine for point in timeline.commits]
-        recorded = sorted(set(commits), key=commits.index)
-        if len(recorded) > 1 and (recorded[0], recorded[-1]) not in [(a, b) for a, b, _ in listed]:
-            listed.append((recorded[0], recorded[-1], "the first and the latest commit"))
+            listed.setdefault((change.before, change.after), []).append(what)
     return pairs
 
 
 def _comparisons(store: HistoryStore, found: Sequence[Timeline]) -> list[SiteComparison]:
-    """``compare_to``'s text for each pair of :func:`_pairs`, from the
-    store's result files of each commit on that machine."""
+    """``compare_to``'s text, from the store's result files of each commit
+    on its machine, for the pairs of the compare page: the two sides of
+    every change, then the first and the latest commit of each machine."""
     from perf.analysis.finished import finish_comparison
     from perf.model.suite import BenchmarkSuite
     from perf.render.compare_to import Layout, format_compare_to
     from perf.render.html.site import SiteComparison
 
     result = []
-    for machine, pairs in _pairs(found).items():
+    for machine, pairs in _change_pairs(found).items():
         by_commit: dict[str, list[Recording]] = {}
-        for recording in store.recordings(machine):
+        for recording in store.recordings(machine):  # in timeline order
             by_commit.setdefault(recording.commit, []).append(recording)
-        for before, after, label in pairs:
+        commits = list(by_commit)
+        if len(commits) > 1:
+            pairs.setdefault((commits[0], commits[-1]), []).append("the first and the latest commit")
+        for (before, after), labels in pairs.items():
             suites = []
             for commit in (before, after):
                 benchmarks: dict[str, Benchmark] = {}
@@ -140,7 +132,7 @@ def _comparisons(store: HistoryStore, found: Sequence[Timeline]) -> list[SiteCom
                 suites.append(BenchmarkSuite(list(benchmarks.values()), filename=commit[:12]))
             comparison = finish_comparison(suites, suites=suites)
             lines = format_compare_to(suites, comparison, Layout(titles=[before[:12], after[:12]], table=True))
-            result.append(SiteComparison(machine, before, after, label, "\n".join(lines)))
+            result.append(SiteComparison(machine, before, after, ", ".join(labels), "\n".join(lines)))
     return result
 
 
