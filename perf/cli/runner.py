@@ -13,13 +13,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, Sequence
 
-from perf.cli.main import (
-    ERROR_EXIT_STATUS,
-    USAGE_EXIT_STATUS,
-    ArgumentParser,
-    fail,
-    fail_on,
-)
+from perf.cli.main import ERROR_EXIT_STATUS, USAGE_EXIT_STATUS, ArgumentParser, fail, fail_on
 from perf.errors import PerfError, UsageError
 from perf.measure.child.tasks import Task
 from perf.measure.options import RunOptions
@@ -92,7 +86,8 @@ class Runner:
         self.args: argparse.Namespace | None = None
         self.argparser = _argparser if _argparser is not None else ArgumentParser(description="Benchmark")
         budget, default_warmups = self._defaults.budget_for(self._jit)
-        add_runner_arguments(self.argparser, budget, default_warmups, loops, min_time)
+        precise = self._defaults.precision_values(self._jit)
+        add_runner_arguments(self.argparser, budget, default_warmups, loops, min_time, precision_values=precise)
 
     def parse_args(self, args: Sequence[str] | None = None) -> argparse.Namespace:
         """Parse and check the command line (``sys.argv[1:]`` by default)."""

@@ -47,15 +47,27 @@ cpu_list = argument_type(_values.cpu_list)
 
 
 def add_runner_arguments(
-    parser: argparse.ArgumentParser, budget: Budget, warmups: int | str, loops: int, min_time: float
+    parser: argparse.ArgumentParser,
+    budget: Budget,
+    warmups: int | str,
+    loops: int,
+    min_time: float,
+    *,
+    precision_values: int | None = None,
 ) -> None:
     """Declare the runner options, in the order of
     :data:`~perf.measure.options.RUNNER_OPTIONS`; *budget*, *warmups*,
     *loops* and *min_time* are the defaults shown in ``--help`` (a bench
-    script's ``Runner(...)`` arguments)."""
+    script's ``Runner(...)`` arguments); *precision_values*: the values
+    per process of a run that stops on precision, when they differ."""
+    values = (
+        f"{budget.values}"
+        if precision_values is None
+        else f"{budget.values}; {precision_values} without -p or --target-precision"
+    )
     shown = {
         "processes": budget.processes,
-        "values": budget.values,
+        "values": values,
         "warmups": warmups,
         "min_processes": MIN_PROCESSES,
         "max_processes": MAX_PROCESSES,

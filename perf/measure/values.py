@@ -77,6 +77,12 @@ class GivenBudget(NamedTuple):
         warmups: Union[int, str] = AUTO if jit else 1
         return budget, warmups if self.warmups is None else self.warmups
 
+    def precision_values(self, jit: bool) -> Optional[int]:
+        """The values per process of a run of this script without ``-p``,
+        which stops on precision (None: the budget's, the script set them or
+        has a JIT)."""
+        return PRECISION_VALUES if self.processes is None and self.values is None and not jit else None
+
 
 # -- converters: a command-line string or a keyword value -> the value ---------------------
 

@@ -77,3 +77,11 @@ def test_python_option_selects_the_budget(cpython, tmp_path):
     pypy.write_text("#!/bin/sh\n")
     pypy.chmod(0o755)
     assert budget(new_runner().parse_args(["--python", str(pypy)])) == (6, 10, "auto")
+
+
+def test_the_help_says_which_values_a_default_run_takes(cpython):
+    help_text = " ".join(new_runner().argparser.format_help().split())
+    assert "number of values per process (default: 2; 1 without -p or --target-precision)" in help_text
+    # a script's own values are the default either way
+    help_text = " ".join(new_runner(values=5).argparser.format_help().split())
+    assert "number of values per process (default: 5)" in help_text
