@@ -152,3 +152,13 @@ def test_the_compare_page_offers_each_pair_and_shows_the_first():
     assert '<section class="comparison" id="pair-1" hidden="hidden">' in page
     assert "<pre>| a &lt; b |</pre>" in page
     assert "No pair of commits" in site.site_files(TIMELINES, BRANCHES)["compare.html"]
+
+
+def test_a_commit_of_one_process_has_no_interval_and_does_not_break_the_figure():
+    one = CommitPoint(commit_id(0), None, 1e-3, float("-inf"), float("inf"), 1, 1)
+    line = timeline("two", [2e-3])._replace(commits=(one, *timeline("two", [2e-3]).commits))
+    svg = timeline_svg.timeline_svg(line)
+    assert "nan" not in svg and "inf" not in svg
+    assert svg.count('class="interval"') == 1  # the commit with processes enough
+    assert timeline_svg.point_title(line, 0).splitlines()[1] == "1.00 ms [-]"
+    assert "1.00 ms [-]" not in site.site_files([line], {})["index.html"]  # the latest commit has its interval

@@ -29,9 +29,9 @@ import hashlib
 import re
 from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 
+from perf.render.history import format_ratio, format_ratio_interval
 from perf.render.html.markup import NONE, cell, element, escape, table
-from perf.render.html.timeline_svg import sparkline, timeline_svg
-from perf.render.units import format_value
+from perf.render.html.timeline_svg import sparkline, timeline_svg, value_text
 
 if TYPE_CHECKING:
     from perf.history.timelines import Change, Timeline
@@ -191,13 +191,11 @@ def _page(title: str, body: str, depth: int = 0) -> str:
 
 
 def _change_text(change: Change) -> str:
-    return f"{change.ratio:.3f}x {change.direction} at {change.after[:8]}"
+    return f"{format_ratio(change.ratio)} {change.direction} at {change.after[:8]}"
 
 
 def _latest(timeline: Timeline) -> str:
-    point = timeline.commits[-1]
-    low, high = (format_value(timeline.unit, value) for value in (point.low, point.high))
-    return f"{format_value(timeline.unit, point.mean)} [{low} .. {high}]"
+    return value_text(timeline.unit, timeline.commits[-1])
 
 
 def _overview_row(timeline: Timeline, branches: Mapping[str, Sequence[str]]) -> str:
@@ -256,8 +254,8 @@ def _changes_rows(changes: Sequence[Change], depth: int) -> list[str]:
             cell(change.machine),
             cell(change.before[:12], title=change.before),
             cell(change.after[:12], title=change.after),
-            cell(f"{change.ratio:.3f}x", class_="num"),
-            cell(f"{change.ci_low:.3f}x .. {change.ci_high:.3f}x", class_="num"),
+            cell(format_ratio(change.ratio), class_="num"),
+            cell(format_ratio_interval(change.ci_low, change.ci_high), class_="num"),
             cell(change.direction, class_=change.direction),
             '<td><button type="button">hide</button></td>',
         ]
@@ -279,7 +277,7 @@ def _benchmark_page(name: str, timelines: Sequence[Timeline], title: str) -> str
         else:
             parts.append(element("p", "No change detected."))
         if timeline.spikes:
-            spikes = ", ".join(f"{spike.commit[:12]} ({spike.ratio:.3f}x)" for spike in timeline.spikes)
+            spikes = ", ".join(f"{spike.commit[:12]} ({format_ratio(spike.ratio)})" for spike in timeline.spikes)
             parts.append(element("p", escape(f"Spikes (one commit off its neighbours; re-measure it): {spikes}.")))
         sections.append(element("section", "\n".join(parts)))
     notes = "Ratio: the mean after the change / the mean before (above 1: slower), with its 95% interval."
@@ -344,8 +342,9 @@ def _atom(timelines: Sequence[Timeline], title: str) -> str:
     entries = []
     for date, change in dated:
         summary = (
-            f"{change.benchmark} on {change.machine}: {change.ratio:.3f}x [{change.ci_low:.3f}x .. "
-            f"{change.ci_high:.3f}x] {change.direction}, between {change.before[:12]} and {change.after[:12]}"
+            f"{change.benchmark} on {change.machine}: {format_ratio(change.ratio)} "
+            f"{format_ratio_interval(change.ci_low, change.ci_high)} {change.direction}, "
+            f"between {change.before[:12]} and {change.after[:12]}"
         )
         entries.append(
             "<entry>"

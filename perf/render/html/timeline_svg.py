@@ -19,15 +19,17 @@ files, or print.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Sequence
 
+from perf.render.history import format_ratio
 from perf.render.html.markup import escape
 from perf.render.units import format_value
 
 if TYPE_CHECKING:
-    from perf.history.timelines import Timeline
+    from perf.history.timelines import CommitPoint, Timeline
 
-__all__ = ["point_title", "sparkline", "timeline_svg"]
+__all__ = ["point_title", "sparkline", "timeline_svg", "value_text"]
 
 WIDTH, HEIGHT = 900, 240
 #: margins: left (the axis labels), right, top, bottom
@@ -36,9 +38,19 @@ SPARK_WIDTH, SPARK_HEIGHT = 160, 32
 
 
 def _top(values: Sequence[float]) -> float:
-    """The top of a figure's y axis (its bottom is zero): a little above the highest value."""
-    high = max(values) if values else 1.0
+    """The top of a figure's y axis (its bottom is zero): a little above the
+    highest finite value (a commit of one process has no interval)."""
+    high = max((value for value in values if math.isfinite(value)), default=1.0)
     return high * 1.08 if high > 0 else 1.0
+
+
+def value_text(unit: str, point: CommitPoint) -> str:
+    """``17.0 ms [16.9 ms .. 17.1 ms]``: a commit's mean and its 95 % interval
+    (``[-]`` when it has none, as ``history show`` says)."""
+    if not (math.isfinite(point.low) and math.isfinite(point.high)):
+        return f"{format_value(unit, point.mean)} [-]"
+    mean, low, high = (format_value(unit, number) for number in (point.mean, point.low, point.high))
+    return f"{mean} [{low} .. {high}]"
 
 
 def _x(index: int, count: int, left: float, width: float) -> float:
@@ -48,10 +60,9 @@ def _x(index: int, count: int, left: float, width: float) -> float:
 def point_title(timeline: Timeline, index: int) -> str:
     """What hovering a point says: commit, date, value [interval], processes."""
     point = timeline.commits[index]
-    value, low, high = (format_value(timeline.unit, number) for number in (point.mean, point.low, point.high))
     date = (point.date or "")[:19].replace("T", " ")
     return (
-        f"{point.commit[:12]} {date}\n{value} [{low} .. {high}]\n"
+        f"{point.commit[:12]} {date}\n{value_text(timeline.unit, point)}\n"
         f"{point.processes} process{'es' if point.processes != 1 else ''}"
     )
 
@@ -60,7 +71,7 @@ def timeline_svg(timeline: Timeline) -> str:
     """The SVG text of *timeline*: its points, intervals, changes and spikes."""
     points = timeline.commits
     count = len(points)
-    top_value = _top([point.high for point in points])
+    top_value = _top([bound for point in points for bound in (point.mean, point.high)])
     plot_width = WIDTH - LEFT - RIGHT
     plot_height = HEIGHT - TOP - BOTTOM
 
@@ -84,14 +95,16 @@ def timeline_svg(timeline: Timeline) -> str:
         parts.append(
             f'<line class="change {escape(change.direction)}" x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" '
             f'y2="{HEIGHT - BOTTOM}" data-commit="{escape(change.after)}"/>'
-            f'<text class="change-label" x="{x + 4:.1f}" y="{TOP - 8}">{change.ratio:.3f}x</text>'
+            f'<text class="change-label" x="{x + 4:.1f}" y="{TOP - 8}">{escape(format_ratio(change.ratio))}</text>'
         )
     spikes = {spike.index for spike in timeline.spikes}
     for index, point in enumerate(points):
         x = _x(index, count, LEFT, plot_width)
         kind = "point spike" if index in spikes else "point"
+        if math.isfinite(point.low) and math.isfinite(point.high):  # one process: no interval to draw
+            low, high = max(point.low, 0.0), min(point.high, top_value)
+            parts.append(f'<line class="interval" x1="{x:.1f}" y1="{y(low):.1f}" x2="{x:.1f}" y2="{y(high):.1f}"/>')
         parts.append(
-            f'<line class="interval" x1="{x:.1f}" y1="{y(point.low):.1f}" x2="{x:.1f}" y2="{y(point.high):.1f}"/>'
             f'<circle class="{kind}" cx="{x:.1f}" cy="{y(point.mean):.1f}" r="3.5" '
             f'data-commit="{escape(point.commit)}"><title>{escape(point_title(timeline, index))}</title></circle>'
         )
