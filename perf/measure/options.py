@@ -26,7 +26,6 @@ from perf.measure.values import (
     METRIC_NAMES,
     MIN_PROCESSES,
     PER_WORKER,
-    PRECISION_VALUES,
     RECORDING,
     WORKER_ONLY,
     Budget,
@@ -279,7 +278,7 @@ def with_budget(options: RunOptions, defaults: GivenBudget, jit: bool) -> RunOpt
     plain, with_jit = (budget_values(options, given, *defaults.budget_for(kind)) for kind in (False, True))
     fixed = given.processes or defaults.processes or options.target_precision
     default = not (fixed or options.metric != "time" or jit or options.worker or options.debug_single_value)
-    plain["values"] = PRECISION_VALUES if default and not (given.values or defaults.values) else plain["values"]
+    plain["values"] = (default and not given.values and defaults.precision_values(jit)) or plain["values"]
     budgets = tuple((budget["processes"], budget["values"], budget["warmups"]) for budget in (plain, with_jit))
     return options._replace(**(with_jit if jit else plain), budgets=budgets, precision_default=default)
 
